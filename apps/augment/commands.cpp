@@ -1,0 +1,224 @@
+#include "apps/augment/commands.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core/version.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lib/core/text.hpp"
+#include "lib/exec/interrupt.hpp"
+#include "lib/gpu/gpu.hpp"
+#include "lib/params/describe.hpp"
+#include "lib/pipeline/pipeline.hpp"
+
+namespace aug::app {
+
+std::string version_text() {
+  return std::string("augment ") + AUGMENT_VERSION + " (" + (AUGMENT_WITH_CUDA ? "with CUDA" : "without CUDA") +
+         ", OpenCV " + CV_VERSION + ")";
+}
+
+namespace {
+
+const char* kDeviceHelp = "cpu, auto (cuda:0 when a usable GPU exists, else the CPU), cuda, cuda:N";
+
+int parse_shard(const std::string& text, int& count) {
+  const auto slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("");
+    std::size_t used = 0;
+    const int k = std::stoi(text.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("");
+    count = std::stoi(text.substr(slash + 1), &used);
+    if (used != text.size() - slash - 1) throw std::invalid_argument("");
+    if (count < 1 || k < 0 || k >= count) throw std::invalid_argument("");
+    return k;
+  } catch (const std::exception&) {
+    throw UsageError("--shard " + text + ": expected K/N with 0 <= K < N, e.g. 0/4");
+  }
+}
+
+}  // namespace
+
+Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), global_(global) {
+  run_ = app.add_subcommand("run", "Augment every image under a folder into another folder");
+  run_->add_option("-c,--config", pipeline_, "pipeline file (JSON)")->required();
+  run_->add_option("-i,--input", input_, "input folder (searched recursively) or image file")->required();
+  run_->add_option("-o,--output", output_, "output folder (relative folders are mirrored)")->required();
+  run_->add_option("--copies", run_options_.copies, "augmented copies per input")->capture_default_str()
+      ->check(CLI::Range(1u, 100000u));
+  run_->add_option("--seed", seed_, "seed (overrides the pipeline's \"seed\"; default 0)");
+  run_->add_option("--threads", run_options_.threads, "worker threads (default: every core)")
+      ->check(CLI::Range(1, 1024));
+  run_->add_option("--format", run_options_.format, "output format: keep, jpg, png, webp, tiff or bmp")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"keep", "jpg", "png", "webp", "tiff", "bmp"}));
+  run_->add_option("--quality", run_options_.quality, "JPEG and WebP quality")->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  run_->add_option("--name", run_options_.name,
+                   "output name template: {stem}, {ext}, {copy} (default {stem}{ext}, or {stem}_{copy}{ext} with "
+                   "--copies > 1)");
+  auto* overwrite = run_->add_flag("--overwrite", run_options_.overwrite, "replace files in a non-empty output folder");
+  run_->add_flag("--resume", run_options_.resume, "keep outputs that are already complete, make the others")
+      ->excludes(overwrite);
+  run_->add_option("--manifest", manifest_, "write a JSON Lines record of every output and its parameters");
+  run_->add_option("--shard", shard_, "process shard K of N (K/N, 0-based): the inputs whose path hashes to K");
+  auto* max_errors = run_->add_option("--max-errors", run_options_.max_errors,
+                                      "stop after N failed inputs (default: never)");
+  run_->add_flag("--fail-fast", fail_fast_, "stop at the first failed input")->excludes(max_errors);
+  run_->add_flag("--dry-run", run_options_.dry_run, "list what would be written, write nothing");
+  run_->add_flag("--allow-truncated", run_options_.decode.allow_truncated,
+                 "accept truncated JPEGs (the missing part is grey)");
+  run_->add_option("--max-pixels", max_pixels_, "refuse larger images (checked from the header)")
+      ->capture_default_str();
+  run_->add_option("--device", device_, kDeviceHelp)->capture_default_str();
+  run_->add_option("--progress", progress_, "progress line: auto (on a terminal), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+
+  validate_ = app.add_subcommand("validate", "Check a pipeline file; exit 0 when valid, 1 otherwise");
+  validate_->add_option("pipeline", validate_path_, "pipeline file")->required();
+
+  stages_ = app.add_subcommand("stages", "List the stages and compositions");
+  stages_->add_flag("--json", json_, "as JSON");
+
+  describe_ = app.add_subcommand("describe", "A stage's parameters, ranges, backends and parity tolerance");
+  describe_->add_option("stage", stage_name_, "stage name")->required();
+  describe_->add_flag("--json", json_, "as JSON (with the stage's JSON Schema)");
+
+  schema_ = app.add_subcommand("schema", "Print the JSON Schema of the pipeline format");
+
+  devices_ = app.add_subcommand("devices", "List the CUDA GPUs, or say why there is none");
+  devices_->add_flag("--json", json_, "as JSON");
+}
+
+Exit Commands::run_selected() {
+  if (run_->parsed()) return run();
+  if (validate_->parsed()) return validate();
+  if (stages_->parsed()) return stages();
+  if (describe_->parsed()) return describe();
+  if (schema_->parsed()) return schema();
+  if (devices_->parsed()) return devices();
+  throw UsageError("no command given; see augment --help");
+}
+
+Exit Commands::run() {
+  RunOptions& o = run_options_;
+  o.device = parse_device(device_);
+  if (!shard_.empty()) o.shard_index = parse_shard(shard_, o.shard_count);
+  const Pipeline pipeline = Pipeline::load_file(pipeline_);
+  o.input = input_;
+  o.output = output_;
+  o.seed = seed_;
+  o.decode.max_pixels = max_pixels_;
+  if (fail_fast_) o.max_errors = 1;
+  if (!manifest_.empty()) o.manifest = manifest_;
+  o.progress = progress_ == "always" || (progress_ == "auto" && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO));
+  o.listing = &std::cout;
+  install_interrupt_handler();
+
+  const RunSummary s = aug::run(pipeline, o);
+  if (o.dry_run) return Exit::ok;
+  const double rate = s.seconds > 0 ? s.outputs / s.seconds : 0;
+  if (global_.log_format == "json") {
+    std::cout << nlohmann::json{{"inputs", s.inputs},
+                                {"outputs", s.outputs},
+                                {"existing", s.existing},
+                                {"failed_inputs", s.failed_inputs},
+                                {"failed_outputs", s.failed_outputs},
+                                {"seconds", s.seconds},
+                                {"images_per_second", rate},
+                                {"device", s.device},
+                                {"seed", s.seed},
+                                {"interrupted", s.interrupted},
+                                {"exit_code", static_cast<int>(s.exit_code())}}
+                     .dump()
+              << std::endl;
+  } else {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "augment: %zu inputs, %zu outputs written%s, %zu failed inputs; %.2f s, %.1f images/s on %s, seed "
+                  "%llu%s\n",
+                  s.inputs, s.outputs,
+                  s.existing ? (", " + std::to_string(s.existing) + " already complete").c_str() : "",
+                  s.failed_inputs, s.seconds, rate, s.device.c_str(), static_cast<unsigned long long>(s.seed),
+                  s.interrupted ? " (interrupted)" : (s.stopped_early ? " (stopped: --max-errors)" : ""));
+    std::cout << line << std::flush;
+  }
+  return s.exit_code();
+}
+
+Exit Commands::validate() {
+  const Pipeline p = Pipeline::load_file(validate_path_);
+  std::cout << validate_path_ << ": valid (" << p.stage_count() << " stage" << (p.stage_count() == 1 ? "" : "s")
+            << (p.seed() ? ", seed " + std::to_string(*p.seed()) : std::string()) << ")\n";
+  return Exit::ok;
+}
+
+Exit Commands::stages() {
+  if (json_) std::cout << stages_json().dump(2) << "\n";
+  else std::cout << stages_text();
+  return Exit::ok;
+}
+
+Exit Commands::describe() {
+  const StageSpec* spec = nullptr;
+  if (const StageType* t = find_stage_type(stage_name_)) spec = &t->spec();
+  for (const auto* c : composition_specs())
+    if (c->name == stage_name_) spec = c;
+  if (!spec) {
+    std::vector<std::string> names;
+    for (const auto& t : stage_types()) names.push_back(t.spec().name);
+    for (const auto* c : composition_specs()) names.push_back(c->name);
+    const auto near = closest(stage_name_, names);
+    throw UsageError("unknown stage \"" + stage_name_ + "\"" + (near.empty() ? "" : "; did you mean " + quoted_list(near) + "?") +
+                     " (`augment stages` lists them)");
+  }
+  if (json_) std::cout << describe_json(*spec).dump(2) << "\n";
+  else std::cout << describe_text(*spec);
+  return Exit::ok;
+}
+
+Exit Commands::schema() {
+  std::cout << pipeline_schema().dump(2) << "\n";
+  return Exit::ok;
+}
+
+Exit Commands::devices() {
+  const gpu::Inventory inv = gpu::inventory();
+  auto version = [](int v) { return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : std::string("none"); };
+  if (json_) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : inv.devices)
+      devices.push_back({{"index", d.index},
+                         {"device", "cuda:" + std::to_string(d.index)},
+                         {"name", d.name},
+                         {"memory_bytes", d.memory_bytes},
+                         {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)}});
+    nlohmann::json j{{"built_with_cuda", inv.built_with_cuda},
+                     {"driver_version", version(inv.driver_version)},
+                     {"runtime_version", version(inv.runtime_version)},
+                     {"devices", devices}};
+    if (inv.devices.empty()) j["why_none"] = inv.why_none;
+    std::cout << j.dump(2) << "\n";
+    return Exit::ok;
+  }
+  std::cout << "CUDA driver " << version(inv.driver_version) << ", runtime " << version(inv.runtime_version)
+            << (inv.built_with_cuda ? "" : " (built without CUDA)") << "\n";
+  if (inv.devices.empty()) {
+    std::cout << "no usable CUDA GPU: " << inv.why_none << "\n";
+    return Exit::ok;
+  }
+  for (const auto& d : inv.devices) {
+    char line[256];
+    std::snprintf(line, sizeof line, "cuda:%d  %s  %.1f GiB  compute capability %d.%d\n", d.index, d.name.c_str(),
+                  d.memory_bytes / double(1 << 30), d.cc_major, d.cc_minor);
+    std::cout << line;
+  }
+  return Exit::ok;
+}
+
+}  // namespace aug::app

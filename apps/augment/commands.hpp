@@ -1,0 +1,51 @@
+// The subcommands: each registers its options on the CLI11 app and runs by calling lib/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "lib/core/error.hpp"
+#include "lib/exec/runner.hpp"
+
+namespace aug::app {
+
+struct GlobalOptions {
+  std::string log_format = "text";
+  std::string log_level = "info";
+};
+
+std::string version_text();
+
+class Commands {
+ public:
+  Commands(CLI::App& app, const GlobalOptions& global);
+  Exit run_selected();
+
+ private:
+  Exit run();
+  Exit validate();
+  Exit stages();
+  Exit describe();
+  Exit schema();
+  Exit devices();
+
+  CLI::App& app_;
+  const GlobalOptions& global_;
+  CLI::App *run_ = nullptr, *validate_ = nullptr, *stages_ = nullptr, *describe_ = nullptr, *schema_ = nullptr,
+           *devices_ = nullptr;
+
+  // run
+  std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_;
+  RunOptions run_options_;
+  std::optional<std::uint64_t> seed_;
+  std::uint64_t max_pixels_ = 100'000'000;
+  bool fail_fast_ = false;
+  // validate / describe
+  std::string validate_path_, stage_name_;
+  bool json_ = false;
+};
+
+}  // namespace aug::app

@@ -1,0 +1,73 @@
+// Shared by every kernel: the host/device qualifier, plain image views and the integer
+// helpers (saturation, rounding) that both backends must use identically.
+// This layer knows nothing of JSON, the CLI, logging or OpenCV.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define AUG_HD __host__ __device__ __forceinline__
+#else
+#define AUG_HD inline
+#endif
+
+namespace aug::k {
+
+// A 2-D interleaved image: `pitch` is in bytes, channels are interleaved (RGB[A] or gray).
+template <class T>
+struct View {
+  T* data = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  std::size_t pitch = 0;
+
+  AUG_HD T* row(int y) const {
+    using Byte = std::conditional_t<std::is_const_v<T>, const unsigned char, unsigned char>;
+    return reinterpret_cast<T*>(reinterpret_cast<Byte*>(data) + static_cast<std::size_t>(y) * pitch);
+  }
+  AUG_HD T& at(int x, int y, int c) const { return row(y)[x * channels + c]; }
+};
+
+template <class T>
+AUG_HD View<const T> as_const(const View<T>& v) {
+  return View<const T>{v.data, v.width, v.height, v.channels, v.pitch};
+}
+
+// Largest value of an integer sample type, and the nominal white of a float one.
+template <class T> struct SampleTraits;
+template <> struct SampleTraits<std::uint8_t> { static constexpr std::int64_t max = 255; };
+template <> struct SampleTraits<std::uint16_t> { static constexpr std::int64_t max = 65535; };
+
+template <class T>
+AUG_HD T saturate(std::int64_t v) {
+  return static_cast<T>(v < 0 ? 0 : (v > SampleTraits<T>::max ? SampleTraits<T>::max : v));
+}
+
+AUG_HD float clamp01(float v) { return v < 0.f ? 0.f : (v > 1.f ? 1.f : v); }
+
+// Arithmetic shift right with rounding half up: floor((v + 2^(s-1)) / 2^s). `v` may be negative.
+AUG_HD std::int64_t round_shift(std::int64_t v, int s) {
+  return (v + (std::int64_t{1} << (s - 1))) >> s;
+}
+
+// Round half to even of a float, as an int64. Both sides use this (rintf under the default
+// rounding mode on the host, __float2ll_rn on the device), never std::round.
+AUG_HD std::int64_t rne(float v) {
+#if defined(__CUDA_ARCH__)
+  return __float2ll_rn(v);
+#else
+  return static_cast<std::int64_t>(__builtin_rintf(v));
+#endif
+}
+AUG_HD std::int64_t rne(double v) {
+#if defined(__CUDA_ARCH__)
+  return __double2ll_rn(v);
+#else
+  return static_cast<std::int64_t>(__builtin_rint(v));
+#endif
+}
+
+}  // namespace aug::k

@@ -1,0 +1,22 @@
+// Host drivers of kernel arithmetic, laid out so that the compiler vectorises them (row loops over
+// contiguous values, with AVX2 clones chosen at run time). They compute exactly the functions of
+// the kernel bodies they mirror, from the same tables; the parity tests hold them to 0 differences.
+#pragma once
+
+#include "channel_gain.hpp"
+#include "separable.hpp"
+
+namespace aug::k::cpu {
+
+// kernels/separable.hpp on the host. Integer images run the vertical pass first: both passes are
+// exact integer sums before the one final rounding, so the order does not change a bit and the
+// vertical pass reads whole contiguous rows. Float images keep the kernels' order (horizontal,
+// then vertical; taps in table order), which float sums depend on.
+template <class T>
+void separable(View<const T> in, View<T> out, AxisTaps h, AxisTaps v, int frac_bits);
+
+// kernels/channel_gain.hpp on the host.
+template <class T>
+void channel_gain(View<const T> in, View<T> out, const GainArgs& args);
+
+}  // namespace aug::k::cpu

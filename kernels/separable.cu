@@ -1,0 +1,89 @@
+#include "separable.hpp"
+
+namespace aug::k {
+
+namespace {
+
+// Intermediate sample of the horizontal pass: exact int32 for integer images, float otherwise.
+template <class T> struct Mid { using type = std::int32_t; };
+template <> struct Mid<float> { using type = float; };
+
+template <class T>
+struct HorizontalPass {
+  View<const T> in;
+  View<typename Mid<T>::type> mid;  // out width x rows
+  AxisTaps h;
+  int row0;
+
+  AUG_HD void operator()(int x, int r) const {
+    const T* src = in.row(row0 + r);
+    auto* dst = mid.row(r) + x * in.channels;
+    const std::int32_t* idx = h.index + x * h.taps;
+    for (int c = 0; c < in.channels; ++c) {
+      if constexpr (std::is_same_v<T, float>) {
+        const float* w = h.fweight + x * h.taps;
+        float acc = 0.f;
+        for (int t = 0; t < h.taps; ++t) acc = acc + w[t] * src[idx[t] * in.channels + c];
+        dst[c] = acc;
+      } else {
+        const std::int32_t* w = h.iweight + x * h.taps;
+        std::int32_t acc = 0;
+        for (int t = 0; t < h.taps; ++t) acc += w[t] * static_cast<std::int32_t>(src[idx[t] * in.channels + c]);
+        dst[c] = acc;
+      }
+    }
+  }
+};
+
+template <class T>
+struct VerticalPass {
+  View<const typename Mid<T>::type> mid;
+  View<T> out;
+  AxisTaps v;
+  int row0;
+  int shift;
+
+  AUG_HD void operator()(int x, int y) const {
+    const std::int32_t* idx = v.index + y * v.taps;
+    T* dst = out.row(y) + x * out.channels;
+    for (int c = 0; c < out.channels; ++c) {
+      if constexpr (std::is_same_v<T, float>) {
+        const float* w = v.fweight + y * v.taps;
+        float acc = 0.f;
+        for (int t = 0; t < v.taps; ++t) acc = acc + w[t] * mid.row(idx[t] - row0)[x * out.channels + c];
+        dst[c] = acc;
+      } else {
+        const std::int32_t* w = v.iweight + y * v.taps;
+        std::int64_t acc = 0;
+        for (int t = 0; t < v.taps; ++t)
+          acc += static_cast<std::int64_t>(w[t]) * mid.row(idx[t] - row0)[x * out.channels + c];
+        dst[c] = saturate<T>(round_shift(acc, shift));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::size_t separable_scratch_bytes(int out_width, int rows, int channels) {
+  return static_cast<std::size_t>(out_width) * channels * rows * 4;
+}
+
+template <class T>
+void separable(View<const T> in, View<T> out, AxisTaps h, AxisTaps v, int frac_bits, int row0, int rows,
+               void* scratch, const Exec& exec) {
+  using M = typename Mid<T>::type;
+  const std::size_t mid_pitch = static_cast<std::size_t>(out.width) * in.channels * sizeof(M);
+  const View<M> mid{static_cast<M*>(scratch), out.width, rows, in.channels, mid_pitch};
+  for_2d(HorizontalPass<T>{in, mid, h, row0}, out.width, rows, exec, "separable (horizontal pass)");
+  for_2d(VerticalPass<T>{as_const(mid), out, v, row0, 2 * frac_bits}, out.width, out.height, exec,
+         "separable (vertical pass)");
+}
+
+template void separable<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, AxisTaps, AxisTaps, int, int, int,
+                                      void*, const Exec&);
+template void separable<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, AxisTaps, AxisTaps, int, int,
+                                       int, void*, const Exec&);
+template void separable<float>(View<const float>, View<float>, AxisTaps, AxisTaps, int, int, int, void*, const Exec&);
+
+}  // namespace aug::k

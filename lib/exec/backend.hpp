@@ -1,0 +1,43 @@
+// A backend runs a resolved Plan on one image: the CPU, the kernels emulated on the host
+// ("cuda-emulated", what CI checks kernel arithmetic with) or a CUDA device (lib/gpu).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lib/core/image.hpp"
+#include "lib/pipeline/pipeline.hpp"
+
+namespace aug {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // "cpu", "cuda-emulated", "cuda:0"
+  virtual std::string name() const = 0;
+  // Runs the applied steps of `plan` on `in`. Worker w (0 <= w < workers given when opened) has
+  // its own buffers and stream: calls with different workers may run at the same time.
+  virtual Image run(const Plan& plan, const Image& in, int worker) = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend(int workers);
+std::unique_ptr<Backend> make_emulated_backend(int workers);
+
+struct DeviceSpec {
+  enum class Kind { Cpu, Auto, Cuda, Emulated };
+  Kind kind = Kind::Cpu;
+  int index = 0;  // Cuda
+  std::string text;
+};
+
+// "cpu", "auto", "cuda" (= cuda:0), "cuda:N", "cuda-emulated". Throws UsageError.
+DeviceSpec parse_device(const std::string& text);
+
+// Opens the backend for a device choice; "auto" takes cuda:0 when a usable GPU exists and says
+// which it took in the log. Throws DeviceError (listing what exists) for an unusable choice.
+std::unique_ptr<Backend> open_backend(const DeviceSpec& device, int workers);
+
+// Wraps an error from a stage's kernels with the stage, the image and the device.
+[[noreturn]] void rethrow_stage_error(const Step& step, const std::string& device);
+
+}  // namespace aug

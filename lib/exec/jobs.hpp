@@ -1,0 +1,45 @@
+// What a run will do, decided before any image is touched: the inputs (recursive, sorted, the
+// shard's share), and each output's relative path from the name template.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/io/probe.hpp"
+
+namespace aug {
+
+namespace fs = std::filesystem;
+
+struct InputFile {
+  fs::path path;
+  std::string rel;  // relative to the input root, '/'-separated; keys the generator
+};
+
+// Image files (.jpg .jpeg .png .bmp .tif .tiff .webp, any case) under `input` (a folder,
+// recursively, or a single file), sorted by relative path. Throws UsageError when it is missing.
+std::vector<InputFile> list_inputs(const fs::path& input);
+
+bool has_image_extension(const fs::path& p);
+
+// Shard k of n (0 <= k < n) takes the inputs whose relative path hashes to k: a file's shard
+// does not depend on which other files exist.
+bool in_shard(const std::string& rel, int k, int n);
+
+// --name: placeholders {stem}, {ext} (with its dot) and {copy}; may contain '/' for subfolders.
+class NameTemplate {
+ public:
+  static NameTemplate parse(const std::string& text);  // throws UsageError
+  std::string render(const std::string& stem, const std::string& ext, std::uint32_t copy) const;
+  bool uses_copy() const { return uses_copy_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  bool uses_copy_ = false;
+};
+
+}  // namespace aug

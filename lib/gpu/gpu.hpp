@@ -1,0 +1,36 @@
+// The CUDA devices of this machine and the CUDA backend. Built without CUDA, or on a machine
+// without a usable GPU, the inventory says why and opening a device is a DeviceError.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aug {
+class Backend;
+}
+
+namespace aug::gpu {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  std::size_t memory_bytes = 0;
+  int cc_major = 0, cc_minor = 0;
+};
+
+struct Inventory {
+  bool built_with_cuda = false;
+  int driver_version = 0;   // e.g. 13000 for 13.0; 0 when there is no driver
+  int runtime_version = 0;
+  std::vector<DeviceInfo> devices;
+  std::string why_none;     // when `devices` is empty: no driver, driver too old, built without CUDA...
+};
+
+Inventory inventory();
+
+// The backend on device `index`. Throws DeviceError listing the devices that exist.
+std::unique_ptr<Backend> open_backend(int index, int workers);
+
+}  // namespace aug::gpu

@@ -1,0 +1,47 @@
+// Image files to images and back. Decoding keeps the file's sample type (8-bit, 16-bit, 32-bit
+// float), gives gray, RGB or RGBA, and applies the EXIF orientation.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/core/image.hpp"
+#include "lib/io/probe.hpp"
+
+namespace aug {
+
+struct DecodeOptions {
+  bool allow_truncated = false;
+  std::uint64_t max_pixels = 100'000'000;
+};
+
+// Throws InputError with the reason (empty, not an image, truncated, corrupt, too large...).
+Image decode_image(const std::uint8_t* data, std::size_t size, const DecodeOptions& options,
+                   ImageInfo* info = nullptr);
+
+struct EncodeOptions {
+  int quality = 95;  // JPEG and WebP
+};
+
+struct Encoded {
+  std::vector<std::uint8_t> bytes;
+  std::string conversion;  // what had to change to fit the format ("" when nothing), e.g. "16-bit to 8-bit"
+};
+
+Encoded encode_image(const Image& image, Format format, const EncodeOptions& options);
+
+// ".jpg"/".JPEG"/... to a format; nullopt for anything else.
+std::optional<Format> format_for_extension(const std::string& ext);
+
+// Sample-type conversions used when a format cannot hold an image's type.
+Image to_u8(const Image& in);   // u16: RNE(v / 257); f32: RNE(clamp(v, 0, 1) * 255)
+Image to_u16(const Image& in);  // f32: RNE(clamp(v, 0, 1) * 65535)
+Image to_f32(const Image& in);  // u8: v / 255; u16: v / 65535
+Image drop_alpha(const Image& in);
+
+// EXIF orientation 1..8 applied to the pixels.
+Image apply_orientation(const Image& in, int orientation);
+
+}  // namespace aug

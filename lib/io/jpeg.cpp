@@ -1,0 +1,192 @@
+#include "lib/io/jpeg.hpp"
+
+#include <csetjmp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "lib/core/error.hpp"
+
+namespace aug {
+
+namespace {
+
+// libjpeg reports fatal errors through error_exit, which must not return: it longjmps back to
+// the setjmp in the function that made the call. Those functions hold only trivial locals.
+struct ErrorManager {
+  jpeg_error_mgr pub;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+  char first_warning[JMSG_LENGTH_MAX];
+  int eof_warnings;
+  int corrupt_warnings;
+};
+
+void on_error(j_common_ptr c) {
+  auto* e = reinterpret_cast<ErrorManager*>(c->err);
+  (*c->err->format_message)(c, e->message);
+  std::longjmp(e->jump, 1);
+}
+
+void on_message(j_common_ptr c, int level) {
+  if (level >= 0) return;  // trace messages
+  auto* e = reinterpret_cast<ErrorManager*>(c->err);
+  switch (c->err->msg_code) {
+    case JWRN_JPEG_EOF: ++e->eof_warnings; break;
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_BOGUS_PROGRESSION:
+    case JWRN_HIT_MARKER:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_MUST_RESYNC:
+    case JWRN_NOT_SEQUENTIAL:
+      if (e->corrupt_warnings++ == 0) (*c->err->format_message)(c, e->first_warning);
+      break;
+    default: break;  // benign: extraneous bytes, Adobe transform, JFIF version...
+  }
+  c->err->num_warnings++;
+}
+
+void init_errors(ErrorManager& e) {
+  std::memset(&e, 0, sizeof e);
+  jpeg_std_error(&e.pub);
+  e.pub.error_exit = on_error;
+  e.pub.emit_message = on_message;
+}
+
+struct DecodeJob {
+  const std::uint8_t* data;
+  std::size_t size;
+  // Filled by read_header; then the caller allocates and sets `pixels`.
+  int width, height, components;
+  bool cmyk;
+  std::uint8_t* pixels;
+  std::size_t pitch;
+  std::uint8_t* cmyk_row;  // scratch row for CMYK input
+};
+
+bool read_header(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
+  if (setjmp(e.jump)) return false;
+  jpeg_mem_src(&d, job.data, static_cast<unsigned long>(job.size));
+  jpeg_read_header(&d, TRUE);
+  job.cmyk = d.num_components == 4;
+  d.out_color_space = d.num_components == 1 ? JCS_GRAYSCALE : (job.cmyk ? JCS_CMYK : JCS_RGB);
+  d.dct_method = JDCT_ISLOW;
+  d.do_fancy_upsampling = TRUE;
+  jpeg_start_decompress(&d);
+  job.width = static_cast<int>(d.output_width);
+  job.height = static_cast<int>(d.output_height);
+  job.components = d.output_components;
+  return true;
+}
+
+bool read_pixels(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
+  if (setjmp(e.jump)) return false;
+  while (d.output_scanline < d.output_height) {
+    std::uint8_t* row = job.pixels + d.output_scanline * job.pitch;
+    JSAMPROW target = job.cmyk ? job.cmyk_row : row;
+    jpeg_read_scanlines(&d, &target, 1);
+    if (job.cmyk) {
+      // Adobe files store inverted CMYK: R = C*K/255, G = M*K/255, B = Y*K/255.
+      const bool inverted = d.saw_Adobe_marker;
+      for (int x = 0; x < job.width; ++x) {
+        int c = job.cmyk_row[4 * x], m = job.cmyk_row[4 * x + 1], y = job.cmyk_row[4 * x + 2], k = job.cmyk_row[4 * x + 3];
+        if (!inverted) c = 255 - c, m = 255 - m, y = 255 - y, k = 255 - k;
+        row[3 * x] = static_cast<std::uint8_t>((c * k + 127) / 255);
+        row[3 * x + 1] = static_cast<std::uint8_t>((m * k + 127) / 255);
+        row[3 * x + 2] = static_cast<std::uint8_t>((y * k + 127) / 255);
+      }
+    }
+  }
+  jpeg_finish_decompress(&d);
+  return true;
+}
+
+struct EncodeJob {
+  const std::uint8_t* pixels;
+  std::size_t pitch;
+  int width, height, components, quality;
+  unsigned char* out;
+  unsigned long out_size;
+};
+
+bool write_jpeg(jpeg_compress_struct& c, ErrorManager& e, EncodeJob& job) {
+  if (setjmp(e.jump)) return false;
+  jpeg_mem_dest(&c, &job.out, &job.out_size);
+  c.image_width = static_cast<JDIMENSION>(job.width);
+  c.image_height = static_cast<JDIMENSION>(job.height);
+  c.input_components = job.components;
+  c.in_color_space = job.components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults(&c);  // YCbCr 4:2:0, integer DCT, no optimisation: what cv::imwrite does
+  jpeg_set_quality(&c, job.quality, TRUE);
+  jpeg_start_compress(&c, TRUE);
+  while (c.next_scanline < c.image_height) {
+    JSAMPROW row = const_cast<std::uint8_t*>(job.pixels + c.next_scanline * job.pitch);
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  return true;
+}
+
+}  // namespace
+
+Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options) {
+  ErrorManager e;
+  init_errors(e);
+  jpeg_decompress_struct d;
+  d.err = &e.pub;
+  jpeg_create_decompress(&d);
+  DecodeJob job{data, size, 0, 0, 0, false, nullptr, 0, nullptr};
+  Image image;
+  std::vector<std::uint8_t> cmyk_row;
+  bool ok = read_header(d, e, job);
+  if (ok) {
+    image = Image(Shape{job.width, job.height, job.cmyk ? 3 : job.components, DType::U8});
+    if (job.cmyk) cmyk_row.resize(static_cast<std::size_t>(job.width) * 4);
+    job.pixels = image.data();
+    job.pitch = image.pitch();
+    job.cmyk_row = cmyk_row.data();
+    ok = read_pixels(d, e, job);
+  }
+  jpeg_destroy_decompress(&d);
+  if (!ok) {
+    if (e.eof_warnings) throw InputError(std::string("truncated JPEG (") + e.message + ")");
+    throw InputError(std::string("corrupt JPEG: ") + e.message);
+  }
+  if (e.eof_warnings && !options.allow_truncated)
+    throw InputError("truncated JPEG (premature end of the file; --allow-truncated accepts it)");
+  if (e.corrupt_warnings && !e.eof_warnings) throw InputError(std::string("corrupt JPEG data: ") + e.first_warning);
+  return image;
+}
+
+std::vector<std::uint8_t> jpeg_encode(const ImageRef& image, int quality) {
+  const Shape& s = image.shape;
+  if (s.dtype != DType::U8 || (s.channels != 1 && s.channels != 3))
+    throw std::invalid_argument("jpeg_encode: needs an 8-bit gray or RGB image, got " + to_string(s));
+  ErrorManager e;
+  init_errors(e);
+  jpeg_compress_struct c;
+  c.err = &e.pub;
+  jpeg_create_compress(&c);
+  EncodeJob job{static_cast<const std::uint8_t*>(image.data), image.pitch, s.width, s.height, s.channels, quality,
+                nullptr, 0};
+  const bool ok = write_jpeg(c, e, job);
+  jpeg_destroy_compress(&c);
+  std::vector<std::uint8_t> out;
+  if (ok) out.assign(job.out, job.out + job.out_size);
+  std::free(job.out);
+  if (!ok) throw std::runtime_error(std::string("JPEG encoder: ") + e.message);
+  return out;
+}
+
+void jpeg_roundtrip(const ImageRef& in, int quality, const ImageRef& out) {
+  const std::vector<std::uint8_t> bytes = jpeg_encode(in, quality);
+  const Image decoded = jpeg_decode(bytes.data(), bytes.size(), {});
+  for (int y = 0; y < in.shape.height; ++y)
+    std::memcpy(static_cast<std::uint8_t*>(out.data) + y * out.pitch, decoded.row(y), decoded.pitch());
+}
+
+}  // namespace aug

@@ -1,0 +1,27 @@
+// JPEG through libjpeg-turbo directly: decoding that tells truncated and corrupt data apart,
+// encoding at a quality with libjpeg's defaults (4:2:0 chroma, integer DCT), and the lossy round
+// trip the jpeg stage reproduces (bitexact.md D).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "lib/core/image.hpp"
+
+namespace aug {
+
+struct JpegDecodeOptions {
+  bool allow_truncated = false;  // accept "premature end of JPEG file" (the rest is grey)
+};
+
+// RGB or gray 8-bit. Throws InputError naming what is wrong (truncated, corrupt data, unsupported).
+Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options);
+
+// 8-bit gray or RGB; quality 1..100.
+std::vector<std::uint8_t> jpeg_encode(const ImageRef& image, int quality);
+
+// decode(encode(in, quality)) into `out` (same shape as `in`: 8-bit, 1 or 3 channels).
+void jpeg_roundtrip(const ImageRef& in, int quality, const ImageRef& out);
+
+}  // namespace aug

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lib/core/image.hpp"
+
+namespace aug {
+
+// 8- or 16-bit gray, RGB or RGBA (palette expanded, gray + alpha made RGBA). Throws InputError.
+Image png_decode(const std::uint8_t* data, std::size_t size);
+
+}  // namespace aug

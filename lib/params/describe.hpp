@@ -1,0 +1,19 @@
+// Everything users read about stages comes from the specs: `augment stages`, `augment describe`
+// (text and JSON) and `augment schema` (the JSON Schema of the pipeline format).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/params/spec.hpp"
+
+namespace aug {
+
+std::string describe_text(const StageSpec& spec);
+nlohmann::json describe_json(const StageSpec& spec);
+std::string stages_text();     // one line per stage and composition
+nlohmann::json stages_json();
+nlohmann::json pipeline_schema();
+
+}  // namespace aug

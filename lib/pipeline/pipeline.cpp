@@ -1,0 +1,308 @@
+#include "lib/pipeline/pipeline.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "lib/core/error.hpp"
+#include "lib/core/text.hpp"
+
+namespace aug {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> known_stage_names() {
+  std::vector<std::string> names;
+  for (const auto& t : stage_types()) names.push_back(t.spec().name);
+  for (const auto* s : composition_specs()) names.push_back(s->name);
+  return names;
+}
+
+const StageSpec* find_composition(const std::string& name) {
+  for (const auto* s : composition_specs())
+    if (s->name == name) return s;
+  return nullptr;
+}
+
+class Loader {
+ public:
+  explicit Loader(std::string file) : file_(std::move(file)) {}
+
+  std::unique_ptr<Node> root(const json& doc, std::optional<std::uint64_t>& seed) {
+    const Location top{file_, ""};
+    if (!doc.is_object())
+      throw PipelineError(file_ + ": a pipeline is a JSON object: {\"version\": 1, \"stages\": [...]}");
+    static const std::vector<std::string> keys{"version", "seed", "stages", "description"};
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      if (std::find(keys.begin(), keys.end(), it.key()) != keys.end()) continue;
+      const auto near = closest(it.key(), keys, 1);
+      throw PipelineError(top.child(it.key()).str() + ": unknown key \"" + it.key() + "\"" +
+                          (near.empty() ? "" : " (did you mean \"" + near[0] + "\"?)") +
+                          "; a pipeline has \"version\", \"seed\", \"stages\" and \"description\"");
+    }
+    if (!doc.contains("version"))
+      throw PipelineError(file_ + ": missing \"version\": " + std::to_string(kPipelineVersion));
+    const json& version = doc["version"];
+    if (!version.is_number_integer() || version.get<std::int64_t>() != kPipelineVersion)
+      throw PipelineError(top.child("version").str() + ": unsupported version " + version.dump() +
+                          "; this augment reads version " + std::to_string(kPipelineVersion));
+    if (doc.contains("seed")) {
+      const json& s = doc["seed"];
+      if (!s.is_number_integer() || (s.is_number_integer() && !s.is_number_unsigned() && s.get<std::int64_t>() < 0))
+        throw PipelineError(top.child("seed").str() + ": \"seed\" must be a non-negative integer (got " + s.dump() + ")");
+      seed = s.get<std::uint64_t>();
+    }
+    if (doc.contains("description") && !doc["description"].is_string())
+      throw PipelineError(top.child("description").str() + ": \"description\" must be a string");
+    if (!doc.contains("stages")) throw PipelineError(file_ + ": missing \"stages\": [...]");
+
+    auto node = std::make_unique<Node>();
+    node->kind = Node::Kind::Sequence;
+    node->name = "sequence";
+    node->position = next_position_++;
+    node->children = list(doc["stages"], top.child("stages"), /*allow_empty=*/true);
+    return node;
+  }
+
+  std::size_t stages() const { return stages_; }
+
+ private:
+  std::vector<Node> list(const json& v, const Location& where, bool allow_empty) {
+    if (!v.is_array()) throw PipelineError(where.str() + ": \"stages\" must be a list of stage objects");
+    if (v.empty() && !allow_empty) throw PipelineError(where.str() + ": a composition needs at least one stage");
+    std::vector<Node> out;
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(node(v[i], where.child(i)));
+    return out;
+  }
+
+  Node node(const json& obj, const Location& where) {
+    if (!obj.is_object() || !obj.contains("stage"))
+      throw PipelineError(where.str() + ": a stage is an object with a \"stage\" key, e.g. {\"stage\": \"flip\"}");
+    const json& name_json = obj["stage"];
+    if (!name_json.is_string()) throw PipelineError(where.child("stage").str() + ": \"stage\" must be a stage name");
+    const std::string name = name_json.get<std::string>();
+
+    Node n;
+    n.name = name;
+    n.pointer = where.pointer;
+    n.position = next_position_++;
+
+    const StageType* type = find_stage_type(name);
+    const StageSpec* comp = type ? nullptr : find_composition(name);
+    if (!type && !comp) {
+      const auto near = closest(name, known_stage_names());
+      throw PipelineError(where.child("stage").str() + ": unknown stage \"" + name + "\"" +
+                          (near.empty() ? "" : " (did you mean " + quoted_list(near) + "?)") +
+                          "; `augment stages` lists them all");
+    }
+    n.spec = type ? &type->spec() : comp;
+    if (obj.contains("p")) {
+      const auto v = std::get<NumberParam>(parse_value(*n.spec, probability_spec(), obj["p"], where.child("p")));
+      n.p = v.lo;
+    }
+
+    if (type) {
+      n.kind = Node::Kind::Stage;
+      const StageConfig config = parse_params(*n.spec, obj, where, {"stage", "p"});
+      n.stage = type->make(config);
+      ++stages_;
+      return n;
+    }
+
+    // A composition: its own keys, then its stages.
+    StageSpec keys_only = *comp;
+    keys_only.params.erase(std::remove_if(keys_only.params.begin(), keys_only.params.end(),
+                                          [](const ParamSpec& p) { return p.type == ParamType::Stages; }),
+                           keys_only.params.end());
+    const StageConfig config = parse_params(keys_only, obj, where, {"stage", "p", "stages"});
+    if (!obj.contains("stages")) throw PipelineError(where.str() + ": " + name + ": missing \"stages\": [...]");
+    n.children = list(obj["stages"], where.child("stages"), /*allow_empty=*/false);
+    if (name == "sequence") {
+      n.kind = Node::Kind::Sequence;
+    } else if (name == "one_of") {
+      n.kind = Node::Kind::OneOf;
+      if (config.has("weights")) {
+        n.weights = config.number_list("weights");
+        if (n.weights.size() != n.children.size())
+          config.fail("weights", "has " + std::to_string(n.weights.size()) + " weights for " +
+                                     std::to_string(n.children.size()) + " stages");
+        if (std::accumulate(n.weights.begin(), n.weights.end(), 0.0) <= 0)
+          config.fail("weights", "must not all be zero");
+      }
+    } else {
+      n.kind = Node::Kind::SomeOf;
+      if (!config.has("n")) config.fail("n", "missing \"n\" (how many of the stages to apply)");
+      n.n = config.integer("n");
+      if (n.n.hi > static_cast<std::int64_t>(n.children.size()))
+        config.fail("n", "= " + std::to_string(n.n.hi) + " exceeds the number of stages (" +
+                             std::to_string(n.children.size()) + ")");
+    }
+    return n;
+  }
+
+  std::string file_;
+  std::uint32_t next_position_ = 0;
+  std::size_t stages_ = 0;
+};
+
+std::string dtype_words(DType t) {
+  return t == DType::U8 ? "8-bit" : (t == DType::U16 ? "16-bit" : "32-bit float");
+}
+
+class Planner {
+ public:
+  Planner(std::uint64_t seed, std::string_view path, std::uint32_t copy, Plan& plan)
+      : seed_(seed), path_(path), copy_(copy), plan_(plan) {}
+
+  Shape visit(const Node& node, const Shape& in) {
+    Draws d(keyed_stream(seed_, path_, copy_, node.position));
+    const bool root = node.pointer.empty();
+    if (!d.bernoulli(node.p)) {
+      plan_.record.push_back({{"stage", node.name}, {"at", node.pointer}, {"skipped", true}});
+      if (node.kind == Node::Kind::Stage) plan_.steps.push_back(Step{&node, nullptr});
+      return in;
+    }
+    switch (node.kind) {
+      case Node::Kind::Stage: return stage(node, d, in);
+      case Node::Kind::Sequence: {
+        if (!root) plan_.record.push_back({{"stage", node.name}, {"at", node.pointer}});
+        Shape s = in;
+        for (const auto& child : node.children) s = visit(child, s);
+        return s;
+      }
+      case Node::Kind::OneOf: {
+        const std::size_t chosen = choose_one(node, d);
+        plan_.record.push_back({{"stage", node.name}, {"at", node.pointer}, {"chose", {chosen}}});
+        return visit(node.children[chosen], in);
+      }
+      case Node::Kind::SomeOf: {
+        const auto chosen = choose_some(node, d);
+        plan_.record.push_back({{"stage", node.name}, {"at", node.pointer}, {"chose", chosen}});
+        Shape s = in;
+        for (std::size_t i : chosen) s = visit(node.children[i], s);
+        return s;
+      }
+    }
+    return in;
+  }
+
+ private:
+  Shape stage(const Node& node, Draws& d, const Shape& in) {
+    const StageSpec& spec = *node.spec;
+    if (!spec.supports(in.dtype))
+      throw InputError(node.name + " (" + node.pointer + ") does not take " + dtype_words(in.dtype) + " images");
+    if (!spec.supports_channels(in.channels)) {
+      std::vector<std::string> counts;
+      for (int c : spec.channels) counts.push_back(std::to_string(c));
+      throw InputError(node.name + " (" + node.pointer + ") needs " + join(counts, " or ") +
+                       " channels; this image has " + std::to_string(in.channels));
+    }
+    std::unique_ptr<Op> op;
+    try {
+      op = node.stage->resolve(d, in);
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (" + node.pointer + ")");
+    }
+    const Shape out = op->out_shape();
+    constexpr int kMaxSide = 1 << 20;
+    constexpr std::size_t kMaxValues = std::size_t{1} << 31;
+    if (out.width > kMaxSide || out.height > kMaxSide || out.values() > kMaxValues)
+      throw InputError(node.name + " (" + node.pointer + ") would make a " + std::to_string(out.width) + "x" +
+                       std::to_string(out.height) + " image, larger than augment handles");
+    plan_.record.push_back({{"stage", node.name}, {"at", node.pointer}, {"params", op->params()}});
+    plan_.steps.push_back(Step{&node, std::move(op)});
+    return out;
+  }
+
+  static std::size_t choose_one(const Node& node, Draws& d) {
+    const std::size_t n = node.children.size();
+    if (node.weights.empty()) return static_cast<std::size_t>(d.integer(0, static_cast<std::int64_t>(n) - 1));
+    const double total = std::accumulate(node.weights.begin(), node.weights.end(), 0.0);
+    const double u = d.uniform() * total;
+    double acc = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      acc += node.weights[i];
+      if (u < acc && node.weights[i] > 0) return i;
+    }
+    for (std::size_t i = n; i-- > 0;)
+      if (node.weights[i] > 0) return i;
+    return 0;
+  }
+
+  static std::vector<std::size_t> choose_some(const Node& node, Draws& d) {
+    const std::size_t total = node.children.size();
+    const auto count = static_cast<std::size_t>(std::clamp<std::int64_t>(node.n.sample(d), 0, total));
+    std::vector<std::size_t> order(total);
+    std::iota(order.begin(), order.end(), 0);
+    for (std::size_t i = 0; i < count; ++i) {  // partial Fisher-Yates
+      const auto j = static_cast<std::size_t>(d.integer(static_cast<std::int64_t>(i), static_cast<std::int64_t>(total) - 1));
+      std::swap(order[i], order[j]);
+    }
+    order.resize(count);
+    std::sort(order.begin(), order.end());  // applied in the order they are listed
+    return order;
+  }
+
+  std::uint64_t seed_;
+  std::string_view path_;
+  std::uint32_t copy_;
+  Plan& plan_;
+};
+
+std::pair<int, int> line_column(const std::string& text, std::size_t byte) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+}  // namespace
+
+Pipeline Pipeline::load_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UsageError("cannot read the pipeline file " + path + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return parse(ss.str(), path);
+}
+
+Pipeline Pipeline::parse(const std::string& text, const std::string& source_name) {
+  json doc;
+  try {
+    doc = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    const auto [line, column] = line_column(text, e.byte);
+    std::string what = e.what();
+    const auto at = what.find(": ", what.find("column"));
+    if (at != std::string::npos) what = what.substr(at + 2);
+    throw PipelineError(source_name + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                        ": invalid JSON: " + what);
+  }
+  Pipeline p;
+  p.source_ = source_name;
+  Loader loader(source_name);
+  p.root_ = loader.root(doc, p.seed_);
+  p.stage_count_ = loader.stages();
+  return p;
+}
+
+Plan Pipeline::plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in) const {
+  Plan plan;
+  plan.in = in;
+  Planner planner(seed, relative_path, copy, plan);
+  plan.out = planner.visit(*root_, in);
+  return plan;
+}
+
+}  // namespace aug

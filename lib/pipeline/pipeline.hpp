@@ -1,0 +1,70 @@
+// A pipeline file, validated as a whole before any image is touched, and its resolution into a
+// per-image Plan: every random choice (probabilities, compositions, parameters) made on the host
+// from the keyed generator, so every backend runs the same concrete operations.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/image.hpp"
+#include "lib/params/config.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+constexpr int kPipelineVersion = 1;
+
+struct Node {
+  enum class Kind { Stage, Sequence, OneOf, SomeOf };
+  Kind kind = Kind::Sequence;
+  std::string name;          // stage or composition name
+  std::string pointer;       // JSON pointer in the file, e.g. "/stages/2"
+  std::uint32_t position = 0;  // pre-order index; keys the generator
+  double p = 1.0;
+  const StageSpec* spec = nullptr;
+  std::unique_ptr<Stage> stage;  // Kind::Stage
+  std::vector<Node> children;    // compositions
+  std::vector<double> weights;   // one_of (empty: uniform)
+  IntegerParam n;                // some_of
+};
+
+// One leaf stage on the path an image takes; `op` is null when its `p` skipped it.
+struct Step {
+  const Node* node = nullptr;
+  std::unique_ptr<Op> op;
+};
+
+struct Plan {
+  Shape in, out;
+  std::vector<Step> steps;
+  nlohmann::json record = nlohmann::json::array();  // what the manifest stores: one entry per visited node
+};
+
+class Pipeline {
+ public:
+  static Pipeline load_file(const std::string& path);
+  static Pipeline parse(const std::string& text, const std::string& source_name);
+
+  const std::string& source() const { return source_; }
+  std::optional<std::uint64_t> seed() const { return seed_; }
+  const Node& root() const { return *root_; }
+  std::size_t stage_count() const { return stage_count_; }
+
+  // Resolves every random choice for one output. Throws InputError when the image cannot take a
+  // stage (a dtype or channel count the stage does not support, a crop larger than the image...).
+  Plan plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in) const;
+
+ private:
+  std::string source_;
+  std::optional<std::uint64_t> seed_;
+  std::unique_ptr<Node> root_;
+  std::size_t stage_count_ = 0;
+};
+
+}  // namespace aug

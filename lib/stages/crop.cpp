@@ -1,0 +1,80 @@
+// crop: cut a window of a fixed size from the centre or from a random position.
+#include "kernels/geometry.hpp"
+#include "lib/core/error.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const StageSpec& crop_spec() {
+  static const StageSpec spec{
+      .name = "crop",
+      .summary = "Cut a width x height window from the centre or from a uniformly random position.",
+      .notes = {"An image smaller than the window is a per-file error naming the stage; other inputs go on."},
+      .params = {{.name = "size",
+                  .type = ParamType::IntPair,
+                  .doc = "window size; one integer means a square",
+                  .min = Bound{1},
+                  .max = Bound{65535},
+                  .elements = "[width, height]"},
+                 {.name = "position",
+                  .type = ParamType::Enum,
+                  .doc = "where the window sits; random: uniform over every position that fits",
+                  .default_value = "center",
+                  .random = true,
+                  .choices = {"center", "random"}}},
+      .tolerance = {.reason = "pixels are moved, never computed"},
+      .example = {{"stage", "crop"}, {"size", {224, 224}}, {"position", "random"}},
+  };
+  return spec;
+}
+
+class CropOp final : public Op {
+ public:
+  CropOp(const Shape& in, int x, int y, int w, int h)
+      : Op(in, Shape{w, h, in.channels, in.dtype}), x_(x), y_(y) {}
+
+  void run_kernels(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    with_sample_type(in.shape.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      k::crop<T>(in.view<const T>(), out.view<T>(), x_, y_, ctx.exec());
+    });
+  }
+  nlohmann::json params() const override {
+    return {{"x", x_}, {"y", y_}, {"width", out_shape().width}, {"height", out_shape().height}};
+  }
+
+ private:
+  int x_, y_;
+};
+
+class Crop final : public Stage {
+ public:
+  explicit Crop(const StageConfig& c) : size_(c.int_pair("size")), position_(c.enumeration("position")) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const int w = static_cast<int>(size_[0]), h = static_cast<int>(size_[1]);
+    if (w > in.width || h > in.height)
+      throw InputError("crop: the window " + std::to_string(w) + "x" + std::to_string(h) +
+                       " is larger than the image (" + std::to_string(in.width) + "x" + std::to_string(in.height) + ")");
+    int x = (in.width - w) / 2, y = (in.height - h) / 2;
+    if (position_.sample(d) == "random") {
+      x = static_cast<int>(d.integer(0, in.width - w));
+      y = static_cast<int>(d.integer(0, in.height - h));
+    }
+    return std::make_unique<CropOp>(in, x, y, w, h);
+  }
+
+ private:
+  IntPair size_;
+  EnumParam position_;
+};
+
+}  // namespace
+
+StageType crop_stage() {
+  return {&crop_spec, [](const StageConfig& c) -> std::unique_ptr<Stage> { return std::make_unique<Crop>(c); }};
+}
+
+}  // namespace aug

@@ -1,0 +1,58 @@
+// flip: mirror the image horizontally or vertically.
+#include "kernels/geometry.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const StageSpec& flip_spec() {
+  static const StageSpec spec{
+      .name = "flip",
+      .summary = "Mirror the image left-right (horizontal) or top-bottom (vertical).",
+      .params = {{.name = "direction",
+                  .type = ParamType::Enum,
+                  .doc = "axis to mirror; a list draws one per image",
+                  .default_value = "horizontal",
+                  .random = true,
+                  .choices = {"horizontal", "vertical"}}},
+      .tolerance = {.reason = "pixels are moved, never computed"},
+      .example = {{"stage", "flip"}, {"direction", {"horizontal", "vertical"}}, {"p", 0.5}},
+  };
+  return spec;
+}
+
+class FlipOp final : public Op {
+ public:
+  FlipOp(const Shape& s, bool horizontal) : Op(s, s), horizontal_(horizontal) {}
+
+  void run_kernels(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    with_sample_type(in.shape.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      k::flip<T>(in.view<const T>(), out.view<T>(), horizontal_, !horizontal_, ctx.exec());
+    });
+  }
+  nlohmann::json params() const override { return {{"direction", horizontal_ ? "horizontal" : "vertical"}}; }
+
+ private:
+  bool horizontal_;
+};
+
+class Flip final : public Stage {
+ public:
+  explicit Flip(const StageConfig& c) : direction_(c.enumeration("direction")) {}
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    return std::make_unique<FlipOp>(in, direction_.sample(d) == "horizontal");
+  }
+
+ private:
+  EnumParam direction_;
+};
+
+}  // namespace
+
+StageType flip_stage() {
+  return {&flip_spec, [](const StageConfig& c) -> std::unique_ptr<Stage> { return std::make_unique<Flip>(c); }};
+}
+
+}  // namespace aug

@@ -1,0 +1,66 @@
+// What a stage is made of: a spec (declared once), a Stage (its validated, possibly random
+// configuration in one pipeline) and an Op (one image's resolved parameters and host tables,
+// runnable on every backend). Adding a stage: one file in lib/stages/, its kernels in
+// kernels/, and one line in registry.cpp.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/image.hpp"
+#include "lib/core/rng.hpp"
+#include "lib/exec/kernel_context.hpp"
+#include "lib/params/config.hpp"
+#include "lib/params/spec.hpp"
+
+namespace aug {
+
+class Op {
+ public:
+  Op(const Shape& in, const Shape& out) : in_(in), out_(out) {}
+  virtual ~Op() = default;
+
+  const Shape& in_shape() const { return in_; }
+  const Shape& out_shape() const { return out_; }
+
+  // The CPU backend. By default the stage's kernel bodies on the host; a stage overrides it
+  // where a library computes exactly the same arithmetic faster (bitexact.md), and the parity
+  // tests hold the two equal.
+  virtual void run_cpu(KernelContext& host, const ImageRef& in, const ImageRef& out) const {
+    run_kernels(host, in, out);
+  }
+  // The stage's kernels through `ctx`: host loops ("cuda-emulated") or a CUDA stream.
+  virtual void run_kernels(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const = 0;
+  // The resolved parameters, as the manifest records them.
+  virtual nlohmann::json params() const = 0;
+
+ private:
+  Shape in_, out_;
+};
+
+class Stage {
+ public:
+  virtual ~Stage() = default;
+  // Draws this image's parameters (the input's dtype and channels are already checked against
+  // the spec). Throws InputError when this image cannot take the stage (e.g. smaller than a crop).
+  virtual std::unique_ptr<Op> resolve(Draws& draws, const Shape& in) const = 0;
+};
+
+struct StageType {
+  const StageSpec& (*spec)();
+  std::unique_ptr<Stage> (*make)(const StageConfig&);
+};
+
+// Every stage, in the order `augment stages` lists them.
+const std::vector<StageType>& stage_types();
+const StageType* find_stage_type(const std::string& name);
+// The compositions (sequence, one_of, some_of): declared like stages, built by the pipeline loader.
+const std::vector<const StageSpec*>& composition_specs();
+
+// Helpers shared by stage implementations.
+std::unique_ptr<Op> copy_op(const Shape& shape);  // the identity (e.g. a resize to the same size)
+void copy_image(KernelContext& ctx, const ImageRef& in, const ImageRef& out);
+
+}  // namespace aug

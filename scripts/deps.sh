@@ -1,0 +1,21 @@
+#!/bin/bash
+# Installs the Debian 12 packages augment builds with, when any is missing (uses sudo when not root).
+# CUDA is not a Debian package: the build uses nvcc when it finds one (/usr/local/cuda/bin) and
+# builds without the CUDA backend otherwise.
+set -euo pipefail
+packages=(
+  g++ cmake make pkg-config
+  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
+  libjpeg62-turbo-dev libpng-dev
+  libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "augment: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

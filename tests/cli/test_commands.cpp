@@ -1,0 +1,111 @@
+// The commands other than `run`, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/gpu/gpu.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+using testing::run_cli;
+
+TEST(Cli, HelpAndVersion) {
+  const auto help = run_cli({"--help"});
+  EXPECT_EQ(help.code, 0);
+  for (const char* cmd : {"run", "validate", "stages", "describe", "schema", "devices"})
+    EXPECT_NE(help.out.find(cmd), std::string::npos) << cmd;
+  const auto run_help = run_cli({"run", "--help"});
+  EXPECT_EQ(run_help.code, 0);
+  for (const char* opt : {"--copies", "--seed", "--threads", "--format", "--quality", "--name", "--overwrite", "--resume",
+                          "--manifest", "--shard", "--max-errors", "--fail-fast", "--dry-run", "--device", "--progress"})
+    EXPECT_NE(run_help.out.find(opt), std::string::npos) << opt;
+  const auto version = run_cli({"--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.out.rfind("augment ", 0), 0u);
+}
+
+TEST(Cli, UsageErrorsExitOne) {
+  EXPECT_EQ(run_cli({}).code, 1);
+  EXPECT_EQ(run_cli({"frobnicate"}).code, 1);
+  EXPECT_EQ(run_cli({"run", "-c", "x.json"}).code, 1);  // -i and -o missing
+  const auto bad = run_cli({"run", "-c", "x.json", "-i", "a", "-o", "b", "--quality", "500"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("--quality"), std::string::npos);
+}
+
+TEST(Cli, ValidateEveryShippedConfig) {
+  for (const auto& e : std::filesystem::directory_iterator(testing::source_dir() / "configs")) {
+    if (e.path().extension() != ".json" || e.path().filename() == "pipeline.schema.json") continue;
+    const auto r = run_cli({"validate", e.path().string()});
+    EXPECT_EQ(r.code, 0) << e.path() << r.err;
+    EXPECT_NE(r.out.find(": valid ("), std::string::npos);
+  }
+}
+
+TEST(Cli, ValidateReportsTheFirstProblemAndExitsOne) {
+  testing::TempDir dir;
+  std::ofstream(dir / "bad.json") << R"({"version": 1, "stages": [{"stage": "gaussian_blur", "sigma": 0}]})";
+  const auto r = run_cli({"validate", (dir / "bad.json").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("bad.json:/stages/0/sigma: gaussian_blur: \"sigma\" = 0 is outside (0, 50]"), std::string::npos)
+      << r.err;
+  const auto missing = run_cli({"validate", (dir / "missing.json").string()});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("cannot read the pipeline file"), std::string::npos);
+}
+
+TEST(Cli, StagesDescribeSchema) {
+  const auto stages = run_cli({"stages"});
+  EXPECT_EQ(stages.code, 0);
+  EXPECT_NE(stages.out.find("gaussian_blur"), std::string::npos);
+  const auto json = run_cli({"stages", "--json"});
+  EXPECT_GE(nlohmann::json::parse(json.out).size(), 9u);
+
+  const auto d = run_cli({"describe", "resize"});
+  EXPECT_EQ(d.code, 0);
+  EXPECT_NE(d.out.find("short_side: integer or [lo, hi]"), std::string::npos);
+  const auto dj = run_cli({"describe", "resize", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(dj.out)["schema"]["properties"]["stage"]["const"], "resize");
+  const auto unknown = run_cli({"describe", "blur"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("unknown stage \"blur\""), std::string::npos);
+
+  const auto schema = run_cli({"schema"});
+  std::ifstream f(testing::source_dir() / "configs" / "pipeline.schema.json");
+  std::stringstream committed;
+  committed << f.rdbuf();
+  EXPECT_EQ(schema.out, committed.str());
+}
+
+TEST(Cli, DevicesSaysWhatThereIs) {
+  const auto r = run_cli({"devices"});
+  EXPECT_EQ(r.code, 0);
+  const gpu::Inventory inv = gpu::inventory();
+  if (inv.devices.empty()) EXPECT_NE(r.out.find("no usable CUDA GPU: " + inv.why_none), std::string::npos) << r.out;
+  else EXPECT_NE(r.out.find("cuda:0  " + inv.devices[0].name), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(run_cli({"devices", "--json"}).out);
+  EXPECT_EQ(j["devices"].size(), inv.devices.size());
+  EXPECT_EQ(j["built_with_cuda"], inv.built_with_cuda);
+}
+
+TEST(Cli, AMissingGpuIsAClearErrorAndWritesNothing) {
+  const gpu::Inventory inv = gpu::inventory();
+  const std::string device = "cuda:" + std::to_string(inv.devices.size());  // one past the last
+  testing::TempDir dir;
+  const auto r = run_cli({"run", "-c", (testing::source_dir() / "configs/default.json").string(), "-i",
+                          testing::samples_dir().string(), "-o", (dir / "out").string(), "--device", device});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(device + " is not available"), std::string::npos) << r.err;
+  EXPECT_TRUE(testing::list_files(dir / "out").empty());
+  const auto bad = run_cli({"run", "-c", "x", "-i", "y", "-o", "z", "--device", "gpu0"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("expected cpu, auto, cuda, cuda:N"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aug

@@ -1,0 +1,373 @@
+// `augment run` end to end on real files: outputs, exit codes, messages, manifest, determinism.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/io/codec.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+using testing::list_files;
+using testing::read_bytes;
+using testing::run_cli;
+using testing::TempDir;
+
+const std::string kDefault = (testing::source_dir() / "configs" / "default.json").string();
+const std::string kSamples = testing::samples_dir().string();
+const std::vector<std::string> kSampleFiles{"astronaut.jpg", "camera.png",  "chelsea.png",
+                                            "coffee.png",    "coffee_rgba.png", "rocket.jpg"};
+
+std::vector<std::string> run_args(const std::string& in, const std::string& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> a{"run", "-c", kDefault, "-i", in, "-o", out, "--device", "cpu"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+std::map<std::string, std::vector<std::uint8_t>> contents(const std::filesystem::path& dir) {
+  std::map<std::string, std::vector<std::uint8_t>> m;
+  for (const auto& f : list_files(dir)) m[f] = read_bytes(dir / f);
+  return m;
+}
+
+int count_lines(const std::string& s, const std::string& needle) {
+  int n = 0;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+TEST(Run, AugmentsEverySampleAndPrintsASummary) {
+  TempDir dir;
+  const auto r = run_cli(run_args(kSamples, (dir / "out").string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(list_files(dir / "out"), kSampleFiles);
+  EXPECT_NE(r.out.find("augment: 6 inputs, 6 outputs written, 0 failed inputs;"), std::string::npos) << r.out;
+  for (const auto& f : kSampleFiles) {
+    const auto bytes = read_bytes(dir / "out" / f);
+    const Image im = decode_image(bytes.data(), bytes.size(), {});
+    EXPECT_TRUE((im.width() == 224 && im.height() == 224) || std::min(im.width(), im.height()) == 256) << f;
+  }
+  EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
+}
+
+TEST(Run, CopiesMirroredFoldersAndNames) {
+  TempDir dir;
+  for (const char* rel : {"cats/chelsea.png", "cats/more/kitten.png", "top.jpg"})
+    std::filesystem::copy_file(testing::samples_dir() / (std::string(rel) == "top.jpg" ? "rocket.jpg" : "chelsea.png"),
+                               (std::filesystem::create_directories((dir / "in" / rel).parent_path()), dir / "in" / rel));
+  const auto r = run_cli(run_args((dir / "in").string(), (dir / "out").string(), {"--copies", "2"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(list_files(dir / "out"),
+            (std::vector<std::string>{"cats/chelsea_0.png", "cats/chelsea_1.png", "cats/more/kitten_0.png",
+                                      "cats/more/kitten_1.png", "top_0.jpg", "top_1.jpg"}));
+  const auto named = run_cli(run_args((dir / "in").string(), (dir / "named").string(),
+                                      {"--copies", "2", "--name", "aug{copy}/{stem}.webp", "--format", "webp"}));
+  ASSERT_EQ(named.code, 0) << named.err;
+  const auto named_files = list_files(dir / "named");
+  EXPECT_NE(std::find(named_files.begin(), named_files.end(), "cats/aug0/chelsea.webp"), named_files.end());
+  EXPECT_EQ(named_files.size(), 6u);
+  const auto no_copy = run_cli(run_args((dir / "in").string(), (dir / "x").string(), {"--copies", "2", "--name", "{stem}{ext}"}));
+  EXPECT_EQ(no_copy.code, 1);
+  EXPECT_NE(no_copy.err.find("has no {copy}"), std::string::npos);
+}
+
+TEST(Run, SameSeedSameBytesWhateverTheThreadCountOrSubset) {
+  TempDir dir;
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "a").string(), {"--copies", "3", "--threads", "1"})).code, 0);
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "b").string(), {"--copies", "3", "--threads", "2"})).code, 0);
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "c").string(), {"--copies", "3", "--threads", "3"})).code, 0);
+  const auto a = contents(dir / "a");
+  EXPECT_EQ(a.size(), 18u);
+  EXPECT_TRUE(a == contents(dir / "b"));
+  EXPECT_TRUE(a == contents(dir / "c"));
+
+  // A subset of the inputs gives the same bytes for those inputs.
+  std::filesystem::create_directories(dir / "subset");
+  std::filesystem::copy_file(testing::samples_dir() / "rocket.jpg", dir / "subset" / "rocket.jpg");
+  ASSERT_EQ(run_cli(run_args((dir / "subset").string(), (dir / "d").string(), {"--copies", "3"})).code, 0);
+  for (const auto& [name, bytes] : contents(dir / "d")) EXPECT_TRUE(bytes == a.at(name)) << name;
+
+  // Another seed, other bytes.
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "e").string(), {"--copies", "3", "--seed", "8"})).code, 0);
+  EXPECT_FALSE(a == contents(dir / "e"));
+}
+
+TEST(Run, ShardsTogetherEqualTheFullRun) {
+  TempDir dir;
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "full").string(), {"--copies", "2"})).code, 0);
+  std::size_t total = 0;
+  for (int k = 0; k < 3; ++k) {
+    const auto r = run_cli(run_args(kSamples, (dir / "shards").string(), {"--copies", "2", "--shard", std::to_string(k) + "/3", "--resume"}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto n = list_files(dir / "shards").size();
+    EXPECT_GE(n, total);
+    total = n;
+  }
+  EXPECT_TRUE(contents(dir / "full") == contents(dir / "shards"));
+  EXPECT_EQ(run_cli(run_args(kSamples, (dir / "x").string(), {"--shard", "3/3"})).code, 1);
+}
+
+TEST(Run, ManifestRecordsEveryOutputsParameters) {
+  TempDir dir;
+  const auto r = run_cli(run_args(kSamples, (dir / "out").string(), {"--copies", "2", "--manifest", (dir / "m.jsonl").string()}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream f(dir / "m.jsonl");
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(f, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 12u);
+  EXPECT_EQ(lines[0]["input"], "astronaut.jpg");
+  EXPECT_EQ(lines[0]["output"], "astronaut_0.jpg");
+  EXPECT_EQ(lines[1]["copy"], 1);
+  EXPECT_EQ(lines[0]["seed"], 7);  // the pipeline's seed
+  int skipped = 0, blurred = 0;
+  for (const auto& l : lines)
+    for (const auto& s : l["stages"]) {
+      ASSERT_TRUE(s.contains("at"));
+      if (s.value("skipped", false)) ++skipped;
+      if (s["stage"] == "gaussian_blur" && s.contains("params")) {
+        ++blurred;
+        EXPECT_GE(s["params"]["sigma"].get<double>(), 0.1);
+        EXPECT_LE(s["params"]["sigma"].get<double>(), 2.0);
+      }
+    }
+  EXPECT_GT(skipped, 0);
+  EXPECT_GT(blurred, 0);
+  for (const auto& f : list_files(dir.path())) EXPECT_EQ(f.find(".augment-tmp"), std::string::npos) << f;
+}
+
+// A folder mixing good images with every kind of bad file.
+std::filesystem::path broken_folder(const TempDir& dir) {
+  const auto in = dir / "in";
+  std::filesystem::create_directories(in / "sub");
+  for (const char* f : {"astronaut.jpg", "chelsea.png", "camera.png"})
+    std::filesystem::copy_file(testing::samples_dir() / f, in / "sub" / f);
+  testing::write_bytes(in / "empty.jpg", {});
+  const auto jpeg = read_bytes(testing::samples_dir() / "rocket.jpg");
+  testing::write_bytes(in / "truncated.jpg", std::vector<std::uint8_t>(jpeg.begin(), jpeg.begin() + 40000));
+  testing::write_bytes(in / "notes.jpg", {'n', 'o', 't', ' ', 'a', 'n', ' ', 'i', 'm', 'a', 'g', 'e', '\n'});
+  auto png = read_bytes(testing::samples_dir() / "chelsea.png");
+  auto corrupt = png;
+  corrupt[corrupt.size() / 2] ^= 0x5A;
+  testing::write_bytes(in / "corrupt.png", corrupt);
+  for (int i = 16; i < 24; ++i) png[i] = 0;
+  png[18] = png[22] = 0x4E;  // IHDR: 20000 x 20000
+  png[19] = png[23] = 0x20;
+  testing::write_bytes(in / "huge.png", png);
+  testing::write_bytes(in / "readme.txt", {'h', 'i'});  // not an image name: ignored, not an error
+  return in;
+}
+
+TEST(Run, BadFilesGetOneLineEachAndCostNothingElse) {
+  TempDir dir;
+  const auto in = broken_folder(dir);
+  const auto r = run_cli(run_args(in.string(), (dir / "out").string(), {"--manifest", (dir / "m.jsonl").string()}));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(list_files(dir / "out"), (std::vector<std::string>{"sub/astronaut.jpg", "sub/camera.png", "sub/chelsea.png"}));
+  EXPECT_EQ(count_lines(r.err, "augment: error: "), 5) << r.err;
+  const std::pair<const char*, const char*> expected[] = {
+      {"empty.jpg: ", "empty file"},
+      {"truncated.jpg: ", "truncated JPEG (premature end of the file; --allow-truncated accepts it)"},
+      {"notes.jpg: ", "not an image"},
+      {"corrupt.png: ", "corrupt PNG ("},
+      {"huge.png: ", "20000x20000 is 400.0 megapixels, over --max-pixels (100.0)"}};
+  for (const auto& [file, why] : expected) {
+    EXPECT_EQ(count_lines(r.err, file), 1) << file << "\n" << r.err;
+    const auto at = r.err.find(file);
+    ASSERT_NE(at, std::string::npos) << file;
+    EXPECT_NE(r.err.substr(at, r.err.find('\n', at) - at).find(why), std::string::npos) << r.err;
+  }
+  EXPECT_NE(r.out.find("3 outputs written, 5 failed inputs"), std::string::npos) << r.out;
+  for (const auto& f : list_files(dir.path())) EXPECT_EQ(f.find(".augment-tmp"), std::string::npos) << f;
+  std::ifstream m(dir / "m.jsonl");
+  int errors = 0;
+  for (std::string line; std::getline(m, line);) errors += nlohmann::json::parse(line).contains("error");
+  EXPECT_EQ(errors, 5);
+
+  const auto truncated_ok = run_cli(run_args(in.string(), (dir / "t").string(), {"--allow-truncated"}));
+  EXPECT_EQ(truncated_ok.code, 2);
+  EXPECT_EQ(list_files(dir / "t").size(), 4u);
+}
+
+TEST(Run, FailFastAndMaxErrorsStopEarly) {
+  TempDir dir;
+  const auto in = broken_folder(dir);
+  const auto r = run_cli(run_args(in.string(), (dir / "out").string(), {"--fail-fast", "--threads", "1"}));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("stopping after 1 failed input (--max-errors 1)"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err, "augment: error: ") , 2) << r.err;  // the file, then the stop
+  EXPECT_LT(list_files(dir / "out").size(), 3u);
+}
+
+TEST(Run, RefusesBeforeWritingAnything) {
+  TempDir dir;
+  // output inside the input
+  std::filesystem::create_directories(dir / "in");
+  std::filesystem::copy_file(testing::samples_dir() / "rocket.jpg", dir / "in" / "rocket.jpg");
+  auto r = run_cli(run_args((dir / "in").string(), (dir / "in" / "out").string()));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("is inside the input folder"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "in" / "out"));
+
+  // two inputs, one output name
+  std::filesystem::copy_file(testing::samples_dir() / "chelsea.png", dir / "in" / "rocket.png");
+  r = run_cli(run_args((dir / "in").string(), (dir / "out").string(), {"--format", "jpg"}));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("inputs rocket.jpg and rocket.png would both be written to rocket.jpg"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+
+  // invalid pipeline
+  std::ofstream(dir / "bad.json") << R"({"version": 1, "stages": [{"stage": "flip", "p": 2}]})";
+  r = run_cli({"run", "-c", (dir / "bad.json").string(), "-i", (dir / "in").string(), "-o", (dir / "out").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("bad.json:/stages/0/p: flip: \"p\" = 2 is outside [0, 1]"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+
+  // missing input
+  r = run_cli(run_args((dir / "nowhere").string(), (dir / "out").string()));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos);
+}
+
+TEST(Run, NonEmptyOutputNeedsOverwriteOrResume) {
+  TempDir dir;
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "out").string())).code, 0);
+  const auto again = run_cli(run_args(kSamples, (dir / "out").string()));
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.err.find("is not empty; pass --overwrite"), std::string::npos);
+
+  // --resume keeps complete outputs (a marker survives) and makes the missing ones.
+  testing::write_bytes(dir / "out" / "rocket.jpg", {'k', 'e', 'p', 't'});
+  std::filesystem::remove(dir / "out" / "camera.png");
+  const auto resumed = run_cli(run_args(kSamples, (dir / "out").string(), {"--resume"}));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("1 outputs written, 5 already complete"), std::string::npos) << resumed.out;
+  EXPECT_EQ(read_bytes(dir / "out" / "rocket.jpg").size(), 4u);
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "camera.png"));
+
+  // --overwrite replaces.
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "out").string(), {"--overwrite"})).code, 0);
+  EXPECT_GT(read_bytes(dir / "out" / "rocket.jpg").size(), 1000u);
+}
+
+TEST(Run, DryRunListsAndWritesNothing) {
+  TempDir dir;
+  const auto r = run_cli(run_args(kSamples, (dir / "out").string(), {"--dry-run", "--copies", "2"}));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(count_lines(r.out, " -> "), 12);
+  EXPECT_NE(r.out.find("astronaut.jpg -> " + (dir / "out" / "astronaut_1.jpg").string()), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST(Run, OutputFormatsAndSampleTypes) {
+  TempDir dir;
+  // 16-bit and float inputs keep their type where the format allows.
+  const Image u16 = testing::random_image({40, 30, 3, DType::U16}, 1);
+  const Image f32 = testing::random_image({40, 30, 1, DType::F32}, 2);
+  auto enc16 = encode_image(u16, Format::Png, {});
+  auto encf = encode_image(f32, Format::Tiff, {});
+  testing::write_bytes(dir / "in" / "deep.png", enc16.bytes);
+  testing::write_bytes(dir / "in" / "float.tif", encf.bytes);
+  std::ofstream(dir / "p.json") << R"({"version": 1, "stages": [{"stage": "resize", "scale": 0.5}, {"stage": "gaussian_blur"}]})";
+  auto r = run_cli({"run", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(), "-o", (dir / "keep").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto b = read_bytes(dir / "keep" / "deep.png");
+  EXPECT_EQ(decode_image(b.data(), b.size(), {}).shape(), (Shape{20, 15, 3, DType::U16}));
+  b = read_bytes(dir / "keep" / "float.tif");
+  EXPECT_EQ(decode_image(b.data(), b.size(), {}).shape(), (Shape{20, 15, 1, DType::F32}));
+
+  r = run_cli({"run", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(), "-o", (dir / "jpg").string(),
+               "--format", "jpg", "--quality", "80"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(list_files(dir / "jpg"), (std::vector<std::string>{"deep.jpg", "float.jpg"}));
+  EXPECT_EQ(count_lines(r.err, "JPEG output: 16-bit to 8-bit (said once for the run)"), 1) << r.err;
+}
+
+TEST(Run, JsonLogsAndSummary) {
+  TempDir dir;
+  const auto in = broken_folder(dir);
+  const auto r = run_cli({"--log-format", "json", "run", "-c", kDefault, "-i", in.string(), "-o", (dir / "out").string()});
+  EXPECT_EQ(r.code, 2);
+  std::istringstream err(r.err);
+  int lines = 0;
+  for (std::string line; std::getline(err, line); ++lines) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_TRUE(j.contains("level") && j.contains("message") && j.contains("time")) << line;
+  }
+  EXPECT_GE(lines, 5);
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["outputs"], 3);
+  EXPECT_EQ(summary["failed_inputs"], 5);
+  EXPECT_EQ(summary["exit_code"], 2);
+}
+
+// Starts a run with many outputs and signals it once some are written.
+int interrupt_run(const TempDir& dir, int signal_number) {
+  std::ofstream(dir / "slow.json") << R"({"version": 1, "stages": [{"stage": "gaussian_blur", "sigma": 12}]})";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    std::string bin = AUGMENT_BINARY;
+    std::vector<std::string> args{bin, "run", "-c", (dir / "slow.json").string(), "-i", kSamples, "-o",
+                                  (dir / "out").string(), "--copies", "40", "--threads", "2",
+                                  "--manifest", (dir / "m.jsonl").string(), "--device", "cpu"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    std::_Exit(127);
+  }
+  for (int i = 0; i < 200 && list_files(dir / "out").size() < 4; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, signal_number);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void expect_only_complete_images(const std::filesystem::path& out) {
+  for (const auto& f : list_files(out)) {
+    EXPECT_EQ(f.find(".augment-tmp"), std::string::npos) << f;
+    const auto bytes = read_bytes(out / f);
+    EXPECT_NO_THROW(decode_image(bytes.data(), bytes.size(), {})) << f << " is not a complete image";
+  }
+}
+
+TEST(Run, CtrlCFinishesInFlightWorkAndExits130) {
+  TempDir dir;
+  EXPECT_EQ(interrupt_run(dir, SIGINT), 130);
+  const auto written = list_files(dir / "out");
+  EXPECT_GE(written.size(), 4u);
+  EXPECT_LT(written.size(), 240u);
+  expect_only_complete_images(dir / "out");
+  std::ifstream m(dir / "m.jsonl");  // flushed and in place
+  std::size_t lines = 0;
+  for (std::string line; std::getline(m, line); ++lines) EXPECT_NO_THROW(nlohmann::json::parse(line));
+  EXPECT_EQ(lines, written.size());
+}
+
+TEST(Run, KillNineLeavesNoPartialFile) {
+  TempDir dir;
+  EXPECT_EQ(interrupt_run(dir, SIGKILL), 128 + SIGKILL);
+  expect_only_complete_images(dir / "out");
+  // and a --resume run completes the set
+  const auto r = run_cli({"run", "-c", (dir / "slow.json").string(), "-i", kSamples, "-o", (dir / "out").string(),
+                          "--copies", "2", "--resume", "--device", "cpu"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace aug

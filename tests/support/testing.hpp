@@ -1,0 +1,62 @@
+// Helpers shared by the tests: images, comparisons, temporary folders and the CLI binary.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "lib/core/image.hpp"
+
+namespace aug::testing {
+
+namespace fs = std::filesystem;
+
+fs::path source_dir();  // the repository
+fs::path samples_dir();
+
+// Deterministic test content: smooth gradients plus noise over the whole range of the type
+// (float images in [0, 1]).
+Image random_image(const Shape& shape, std::uint32_t seed);
+// A sample photograph, decoded (RGB/gray/RGBA 8-bit), optionally converted.
+Image sample(const std::string& name);
+Image sample_as(const std::string& name, DType dtype, int channels);
+
+Image from_mat(const cv::Mat& m);  // copies; channel order unchanged
+cv::Mat mat(const Image& im);      // header over the image's pixels
+
+struct Diff {
+  std::size_t count = 0;  // differing values
+  double max = 0;         // largest absolute difference
+  int x = -1, y = -1, c = -1;  // first differing value
+  std::string str() const;
+};
+Diff compare(const Image& a, const Image& b, double tolerance = 0);
+
+// A fresh folder under the system temp dir, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const fs::path& path() const { return path_; }
+  fs::path operator/(const std::string& p) const { return path_ / p; }
+
+ private:
+  fs::path path_;
+};
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+// Runs the augment binary with `args` and collects its exit code, stdout and stderr.
+Result run_cli(const std::vector<std::string>& args);
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p);
+void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes);
+// Every regular file under `dir`, relative and sorted.
+std::vector<std::string> list_files(const fs::path& dir);
+
+}  // namespace aug::testing

@@ -1,0 +1,262 @@
+// Decoding and encoding real files, and every way a file can be bad.
+#include <gtest/gtest.h>
+
+#include <zlib.h>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "lib/core/error.hpp"
+#include "lib/io/codec.hpp"
+#include "lib/io/jpeg.hpp"
+#include "lib/io/probe.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+using testing::compare;
+using testing::mat;
+using testing::random_image;
+
+std::vector<std::uint8_t> cv_encode(const Image& rgb, const std::string& ext, std::vector<int> params = {}) {
+  cv::Mat bgr;
+  if (rgb.channels() == 3) cv::cvtColor(mat(rgb), bgr, cv::COLOR_RGB2BGR);
+  else if (rgb.channels() == 4) cv::cvtColor(mat(rgb), bgr, cv::COLOR_RGBA2BGRA);
+  else bgr = mat(rgb);
+  std::vector<std::uint8_t> out;
+  EXPECT_TRUE(cv::imencode(ext, bgr, out, params));
+  return out;
+}
+
+std::string decode_error(const std::vector<std::uint8_t>& bytes, DecodeOptions o = {}) {
+  try {
+    decode_image(bytes.data(), bytes.size(), o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(decoded)";
+}
+
+// A TIFF block with IFD0 holding only the orientation tag.
+std::vector<std::uint8_t> exif_block(int orientation) {
+  return {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0,
+          static_cast<std::uint8_t>(orientation), 0, 0, 0, 0, 0, 0, 0};
+}
+
+std::vector<std::uint8_t> jpeg_with_orientation(const std::vector<std::uint8_t>& jpeg, int orientation) {
+  const auto tiff = exif_block(orientation);
+  const std::size_t len = 2 + 6 + tiff.size();
+  std::vector<std::uint8_t> out{0xFF, 0xD8, 0xFF, 0xE1, static_cast<std::uint8_t>(len >> 8),
+                                static_cast<std::uint8_t>(len & 255), 'E', 'x', 'i', 'f', 0, 0};
+  out.insert(out.end(), tiff.begin(), tiff.end());
+  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());  // the rest after SOI
+  return out;
+}
+
+std::vector<std::uint8_t> png_with_orientation(const std::vector<std::uint8_t>& png, int orientation) {
+  const auto data = exif_block(orientation);
+  std::vector<std::uint8_t> chunk{0, 0, 0, static_cast<std::uint8_t>(data.size()), 'e', 'X', 'I', 'f'};
+  chunk.insert(chunk.end(), data.begin(), data.end());
+  const uLong crc = crc32(0, chunk.data() + 4, static_cast<uInt>(chunk.size() - 4));
+  for (int s = 24; s >= 0; s -= 8) chunk.push_back(static_cast<std::uint8_t>(crc >> s));
+  std::vector<std::uint8_t> out(png.begin(), png.begin() + 33);  // signature + IHDR
+  out.insert(out.end(), chunk.begin(), chunk.end());
+  out.insert(out.end(), png.begin() + 33, png.end());
+  return out;
+}
+
+TEST(Probe, ReadsSizeAndFormatOfEveryFormat) {
+  const Image im = random_image({37, 21, 3, DType::U8}, 1);
+  const std::pair<std::string, Format> cases[] = {{".jpg", Format::Jpeg}, {".png", Format::Png}, {".bmp", Format::Bmp},
+                                                  {".tiff", Format::Tiff}, {".webp", Format::Webp}};
+  for (const auto& [ext, format] : cases) {
+    const auto bytes = cv_encode(im, ext);
+    const ImageInfo info = probe(bytes.data(), bytes.size());
+    EXPECT_EQ(info.format, format) << ext;
+    EXPECT_EQ(info.width, 37) << ext;
+    EXPECT_EQ(info.height, 21) << ext;
+    EXPECT_EQ(info.orientation, 1) << ext;
+  }
+  const auto lossless = cv_encode(im, ".webp", {cv::IMWRITE_WEBP_QUALITY, 101});
+  EXPECT_EQ(probe(lossless.data(), lossless.size()).width, 37);
+}
+
+TEST(Decode, JpegEqualsOpenCVsDecoder) {
+  for (const char* name : {"astronaut.jpg", "rocket.jpg"}) {
+    const auto bytes = testing::read_bytes(testing::samples_dir() / name);
+    const Image ours = decode_image(bytes.data(), bytes.size(), {});
+    cv::Mat theirs = cv::imdecode(bytes, cv::IMREAD_COLOR);
+    cv::cvtColor(theirs, theirs, cv::COLOR_BGR2RGB);
+    EXPECT_EQ(compare(ours, testing::from_mat(theirs)).count, 0u) << name;
+  }
+}
+
+TEST(Decode, KeepsSampleTypeAndChannels) {
+  struct Case {
+    Shape shape;
+    std::string ext;
+  };
+  for (const Case& c : {Case{{9, 7, 1, DType::U8}, ".png"}, Case{{9, 7, 4, DType::U8}, ".png"},
+                        Case{{9, 7, 3, DType::U16}, ".png"}, Case{{9, 7, 1, DType::U16}, ".png"},
+                        Case{{9, 7, 3, DType::F32}, ".tiff"}, Case{{9, 7, 4, DType::U16}, ".tiff"},
+                        Case{{9, 7, 3, DType::U8}, ".bmp"}, Case{{9, 7, 3, DType::U8}, ".webp"}}) {
+    const Image im = random_image(c.shape, 3);
+    auto params = c.ext == ".webp"   ? std::vector<int>{cv::IMWRITE_WEBP_QUALITY, 101}
+                  : c.ext == ".tiff" ? std::vector<int>{cv::IMWRITE_TIFF_COMPRESSION, 5}  // float default: LogLuv
+                                     : std::vector<int>{};
+    const auto bytes = cv_encode(im, c.ext, params);
+    const Image back = decode_image(bytes.data(), bytes.size(), {});
+    ASSERT_EQ(back.shape(), im.shape()) << to_string(c.shape) << c.ext;
+    EXPECT_EQ(compare(back, im).count, 0u) << to_string(c.shape) << c.ext;  // all lossless here
+  }
+}
+
+void put_chunk(std::vector<std::uint8_t>& png, const char* type, const std::vector<std::uint8_t>& data) {
+  const auto n = static_cast<std::uint32_t>(data.size());
+  std::vector<std::uint8_t> chunk{static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
+                                  static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
+  chunk.insert(chunk.end(), type, type + 4);
+  chunk.insert(chunk.end(), data.begin(), data.end());
+  const uLong crc = crc32(0, chunk.data() + 4, static_cast<uInt>(chunk.size() - 4));
+  for (int s = 24; s >= 0; s -= 8) chunk.push_back(static_cast<std::uint8_t>(crc >> s));
+  png.insert(png.end(), chunk.begin(), chunk.end());
+}
+
+TEST(Decode, PalettePngIsExpandedToRgbAndTransparencyToAlpha) {
+  // 3x1, colour type 3 (palette): red, green, blue; then the same with a tRNS making green transparent.
+  for (const bool transparent : {false, true}) {
+    std::vector<std::uint8_t> png{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    put_chunk(png, "IHDR", {0, 0, 0, 3, 0, 0, 0, 1, 8, 3, 0, 0, 0});
+    put_chunk(png, "PLTE", {255, 0, 0, 0, 255, 0, 0, 0, 255});
+    if (transparent) put_chunk(png, "tRNS", {255, 0, 255});
+    const std::uint8_t raw[] = {0, 0, 1, 2};  // filter byte, then the indices
+    uLongf size = 64;
+    std::vector<std::uint8_t> z(size);
+    ASSERT_EQ(compress(z.data(), &size, raw, sizeof raw), Z_OK);
+    z.resize(size);
+    put_chunk(png, "IDAT", z);
+    put_chunk(png, "IEND", {});
+    const Image im = decode_image(png.data(), png.size(), {});
+    ASSERT_EQ(im.shape(), (Shape{3, 1, transparent ? 4 : 3, DType::U8}));
+    const int C = im.channels();
+    EXPECT_EQ(im.data()[0], 255);
+    EXPECT_EQ(im.data()[C + 1], 255);
+    EXPECT_EQ(im.data()[2 * C + 2], 255);
+    if (transparent) {
+      EXPECT_EQ(im.data()[3], 255);
+      EXPECT_EQ(im.data()[C + 3], 0);
+    }
+  }
+  EXPECT_EQ(testing::sample("coffee_rgba.png").channels(), 4);
+  EXPECT_EQ(testing::sample("camera.png").channels(), 1);
+}
+
+TEST(Decode, AppliesExifOrientation) {
+  const Image im = random_image({30, 20, 3, DType::U8}, 4);
+  const auto jpeg = jpeg_encode(im.ref(), 95);
+  const Image upright = decode_image(jpeg.data(), jpeg.size(), {});
+  const std::pair<int, int> cases[] = {{2, 1}, {3, -1}, {4, 0}};
+  for (const auto& [orientation, flip] : cases) {
+    const auto tagged = jpeg_with_orientation(jpeg, orientation);
+    ImageInfo info;
+    const Image turned = decode_image(tagged.data(), tagged.size(), {}, &info);
+    EXPECT_EQ(info.orientation, orientation);
+    cv::Mat expected;
+    cv::flip(mat(upright), expected, flip);
+    EXPECT_EQ(compare(turned, testing::from_mat(expected)).count, 0u) << orientation;
+  }
+  const auto rotated = jpeg_with_orientation(jpeg, 6);
+  const Image cw = decode_image(rotated.data(), rotated.size(), {});
+  cv::Mat expected;
+  cv::rotate(mat(upright), expected, cv::ROTATE_90_CLOCKWISE);
+  EXPECT_EQ(cw.width(), 20);
+  EXPECT_EQ(compare(cw, testing::from_mat(expected)).count, 0u);
+
+  const auto png = png_with_orientation(cv_encode(im, ".png"), 8);
+  const Image ccw = decode_image(png.data(), png.size(), {});
+  cv::rotate(mat(im), expected, cv::ROTATE_90_COUNTERCLOCKWISE);
+  EXPECT_EQ(compare(ccw, testing::from_mat(expected)).count, 0u);
+}
+
+TEST(BadInput, EmptyNotAnImageTruncatedCorruptOversized) {
+  EXPECT_EQ(decode_error({}), "empty file");
+  EXPECT_EQ(decode_error({'h', 'e', 'l', 'l', 'o', '\n'}), "not an image (no JPEG, PNG, BMP, TIFF or WebP signature)");
+
+  const auto jpeg = testing::read_bytes(testing::samples_dir() / "rocket.jpg");
+  const std::vector<std::uint8_t> half(jpeg.begin(), jpeg.begin() + static_cast<long>(jpeg.size() / 2));
+  EXPECT_EQ(decode_error(half), "truncated JPEG (premature end of the file; --allow-truncated accepts it)");
+  DecodeOptions allow;
+  allow.allow_truncated = true;
+  EXPECT_EQ(decode_error(half, allow), "(decoded)");
+  const std::vector<std::uint8_t> header_only(jpeg.begin(), jpeg.begin() + 30);
+  EXPECT_NE(decode_error(header_only).find("truncated JPEG header"), std::string::npos);
+
+  auto bad_huffman = jpeg;  // a DHT table that defines no codes: libjpeg rejects it
+  for (std::size_t i = 2; i + 4 < bad_huffman.size(); ++i)
+    if (bad_huffman[i] == 0xFF && bad_huffman[i + 1] == 0xC4) {
+      for (std::size_t j = i + 5; j < i + 5 + 16; ++j) bad_huffman[j] = 0;
+      break;
+    }
+  EXPECT_EQ(decode_error(bad_huffman).rfind("corrupt JPEG", 0), 0u) << decode_error(bad_huffman);
+
+  const auto png = testing::read_bytes(testing::samples_dir() / "chelsea.png");
+  const std::vector<std::uint8_t> png_half(png.begin(), png.begin() + static_cast<long>(png.size() / 2));
+  EXPECT_EQ(decode_error(png_half), "truncated PNG (a chunk runs past the end of the file)");
+  auto png_bad_crc = png;
+  png_bad_crc[png.size() / 2] ^= 0x55;  // inside IDAT
+  EXPECT_EQ(decode_error(png_bad_crc).rfind("corrupt PNG (", 0), 0u) << decode_error(png_bad_crc);
+
+  auto huge = png;  // IHDR claims 20000 x 20000
+  for (int i = 16; i < 24; ++i) huge[i] = 0;
+  huge[18] = huge[22] = 0x4E;
+  huge[19] = huge[23] = 0x20;
+  EXPECT_EQ(decode_error(huge), "20000x20000 is 400.0 megapixels, over --max-pixels (100.0)");
+
+  const auto bmp = cv_encode(random_image({40, 30, 3, DType::U8}, 2), ".bmp");
+  EXPECT_EQ(decode_error(std::vector<std::uint8_t>(bmp.begin(), bmp.end() - 100)), "truncated BMP (pixel data ends early)");
+  const auto tiff = cv_encode(random_image({40, 30, 3, DType::U8}, 2), ".tiff");
+  EXPECT_EQ(decode_error(std::vector<std::uint8_t>(tiff.begin(), tiff.begin() + 100)), "truncated or corrupt TIFF header");
+}
+
+TEST(Encode, ConvertsWhatTheFormatCannotHoldAndSaysSo) {
+  const Image rgba16 = random_image({10, 8, 4, DType::U16}, 5);
+  const Encoded jpg = encode_image(rgba16, Format::Jpeg, {90});
+  EXPECT_EQ(jpg.conversion, "16-bit to 8-bit, alpha dropped");
+  const Image back = decode_image(jpg.bytes.data(), jpg.bytes.size(), {});
+  EXPECT_EQ(back.shape(), (Shape{10, 8, 3, DType::U8}));
+
+  const Encoded png = encode_image(rgba16, Format::Png, {});
+  EXPECT_EQ(png.conversion, "");
+  EXPECT_EQ(compare(decode_image(png.bytes.data(), png.bytes.size(), {}), rgba16).count, 0u);
+
+  const Image f32 = random_image({10, 8, 3, DType::F32}, 6);
+  const Encoded tif = encode_image(f32, Format::Tiff, {});
+  EXPECT_EQ(compare(decode_image(tif.bytes.data(), tif.bytes.size(), {}), f32).count, 0u);
+  EXPECT_EQ(encode_image(f32, Format::Png, {}).conversion, "float to 16-bit");
+}
+
+TEST(Encode, JpegMatchesOpenCVsEncoderSettings) {
+  const Image im = testing::sample("chelsea.png");
+  for (int q : {50, 90, 95}) {
+    const auto ours = jpeg_encode(im.ref(), q);
+    const auto theirs = cv_encode(im, ".jpg", {cv::IMWRITE_JPEG_QUALITY, q});
+    const Image a = decode_image(ours.data(), ours.size(), {});
+    const Image b = decode_image(theirs.data(), theirs.size(), {});
+    EXPECT_EQ(compare(a, b).count, 0u) << q;  // same libjpeg settings: same pixels
+  }
+}
+
+TEST(Conversions, RoundTripAndRounding) {
+  const Image u8 = random_image({5, 5, 3, DType::U8}, 9);
+  EXPECT_EQ(compare(to_u8(to_u16(u8)), u8).count, 0u);
+  EXPECT_EQ(compare(to_u8(to_f32(u8)), u8).count, 0u);
+  Image one({1, 1, 1, DType::U16});
+  reinterpret_cast<std::uint16_t*>(one.data())[0] = 128;  // 128 / 257 = 0.498: rounds to 0
+  EXPECT_EQ(to_u8(one).data()[0], 0);
+  reinterpret_cast<std::uint16_t*>(one.data())[0] = 129;
+  EXPECT_EQ(to_u8(one).data()[0], 1);
+}
+
+}  // namespace
+}  // namespace aug

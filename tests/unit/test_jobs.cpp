@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+
+#include "lib/core/error.hpp"
+#include "lib/exec/files.hpp"
+#include "lib/exec/jobs.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+TEST(NameTemplate, RendersAndValidates) {
+  EXPECT_EQ(NameTemplate::parse("{stem}_{copy}{ext}").render("cat", ".jpg", 2), "cat_2.jpg");
+  EXPECT_EQ(NameTemplate::parse("aug/{copy}/{stem}.png").render("cat", ".jpg", 0), "aug/0/cat.png");
+  EXPECT_TRUE(NameTemplate::parse("{stem}{copy}").uses_copy());
+  EXPECT_FALSE(NameTemplate::parse("{stem}{ext}").uses_copy());
+  EXPECT_THROW(NameTemplate::parse("{stem}{index}"), UsageError);
+  EXPECT_THROW(NameTemplate::parse("{stem"), UsageError);
+  EXPECT_THROW(NameTemplate::parse("../{stem}{ext}"), UsageError);
+  EXPECT_THROW(NameTemplate::parse("/abs/{stem}"), UsageError);
+}
+
+TEST(Shards, PartitionTheInputsStably) {
+  std::vector<int> counts(3);
+  for (int i = 0; i < 3000; ++i) {
+    const std::string rel = "class" + std::to_string(i % 10) + "/img" + std::to_string(i) + ".jpg";
+    int owners = 0;
+    for (int k = 0; k < 3; ++k)
+      if (in_shard(rel, k, 3)) {
+        ++owners;
+        ++counts[k];
+      }
+    EXPECT_EQ(owners, 1) << rel;
+    EXPECT_TRUE(in_shard(rel, 0, 1));
+  }
+  for (int c : counts) EXPECT_NEAR(c, 1000, 100);
+}
+
+TEST(ListInputs, RecursiveSortedImagesOnlyAnyCase) {
+  testing::TempDir dir;
+  for (const char* f : {"b/2.PNG", "a.jpg", "b/1.JpEg", "notes.txt", "c/d/e.tif", "x.gif", ".augment-tmp-1-a.jpg"})
+    testing::write_bytes(dir / f, {1, 2, 3});
+  const auto inputs = list_inputs(dir.path());
+  std::vector<std::string> rels;
+  for (const auto& i : inputs) rels.push_back(i.rel);
+  EXPECT_EQ(rels, (std::vector<std::string>{"a.jpg", "b/1.JpEg", "b/2.PNG", "c/d/e.tif"}));
+  EXPECT_THROW(list_inputs(dir / "missing"), UsageError);
+  EXPECT_EQ(list_inputs(dir / "a.jpg").at(0).rel, "a.jpg");
+  EXPECT_THROW(list_inputs(dir / "notes.txt"), UsageError);
+}
+
+TEST(AtomicWrite, WritesCompleteFilesAndLeavesNoTemporaries) {
+  testing::TempDir dir;
+  const std::vector<std::uint8_t> a(100000, 7), b(10, 9);
+  write_file_atomic(dir / "out.bin", a.data(), a.size());
+  EXPECT_EQ(testing::read_bytes(dir / "out.bin"), a);
+  write_file_atomic(dir / "out.bin", b.data(), b.size());  // replacing
+  EXPECT_EQ(testing::read_bytes(dir / "out.bin"), b);
+  EXPECT_EQ(testing::list_files(dir.path()), std::vector<std::string>{"out.bin"});
+  EXPECT_THROW(write_file_atomic(dir / "missing" / "x.bin", b.data(), b.size()), InputError);
+  testing::write_bytes(dir / "sub" / (std::string(kTempPrefix) + "12-3-x.jpg"), {1});
+  EXPECT_EQ(remove_stale_temps(dir.path()), 1u);
+}
+
+}  // namespace
+}  // namespace aug

@@ -1,0 +1,193 @@
+// Loading validates everything before any image is touched, and every message says where.
+#include <gtest/gtest.h>
+
+#include "lib/core/error.hpp"
+#include "lib/pipeline/pipeline.hpp"
+
+namespace aug {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    Pipeline::parse(text, "p.json");
+  } catch (const PipelineError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string stages(const std::string& list) { return R"({"version": 1, "stages": [)" + list + "]}"; }
+
+TEST(PipelineLoad, AcceptsTheIssueExample) {
+  const Pipeline p = Pipeline::parse(R"({"version": 1, "seed": 7, "stages": [
+     {"stage": "resize", "short_side": 256, "interpolation": "bilinear"},
+     {"stage": "gaussian_blur", "sigma": [0.1, 2.0], "p": 0.5},
+     {"stage": "one_of", "stages": [
+        {"stage": "flip", "direction": "horizontal"},
+        {"stage": "random_resized_crop", "size": [224, 224], "scale": [0.08, 1.0]}]}]})",
+                                     "p.json");
+  EXPECT_EQ(p.seed(), 7u);
+  EXPECT_EQ(p.stage_count(), 4u);
+  ASSERT_EQ(p.root().children.size(), 3u);
+  EXPECT_EQ(p.root().children[1].p, 0.5);
+  EXPECT_EQ(p.root().children[2].kind, Node::Kind::OneOf);
+  EXPECT_EQ(p.root().children[2].children[1].pointer, "/stages/2/stages/1");
+}
+
+TEST(PipelineLoad, MalformedJsonNamesFileLineAndColumn) {
+  EXPECT_EQ(error_of("{\"version\": 1,\n  \"stages\": [\n    {\"stage\": \"flip\",}\n  ]}").substr(0, 20),
+            "p.json:3:22: invalid");
+  EXPECT_NE(error_of("{\"version\": 1,\n  \"stages\": [\n    {\"stage\": \"flip\",}\n  ]}").find("invalid JSON"),
+            std::string::npos);
+  EXPECT_EQ(error_of("").substr(0, 10), "p.json:1:1");
+}
+
+TEST(PipelineLoad, CommentsAreAllowed) {
+  EXPECT_NO_THROW(Pipeline::parse("// a pipeline\n{\"version\": 1, \"stages\": [] /* none */}", "p.json"));
+}
+
+TEST(PipelineLoad, UnknownStageSuggestsClosestNames) {
+  EXPECT_EQ(error_of(stages(R"({"stage": "gausian_blur"})")),
+            "p.json:/stages/0/stage: unknown stage \"gausian_blur\" (did you mean \"gaussian_blur\"?); `augment "
+            "stages` lists them all");
+  EXPECT_NE(error_of(stages(R"({"stage": "resise"})")).find("did you mean \"resize\""), std::string::npos);
+}
+
+TEST(PipelineLoad, UnknownKeyNamesPointerStageAndNearestParameter) {
+  const std::string e = error_of(stages(R"({"stage": "flip"}, {"stage": "gaussian_blur", "sigm": 1})"));
+  EXPECT_EQ(e.substr(0, e.find(';')),
+            "p.json:/stages/1/sigm: gaussian_blur has no parameter \"sigm\" (did you mean \"sigma\"?)");
+  EXPECT_NE(e.find("its parameters are: stage, p, sigma, kernel_size, border"), std::string::npos);
+}
+
+TEST(PipelineLoad, OutOfRangeNamesPointerStageParameterAndRange) {
+  EXPECT_EQ(error_of(stages(R"({"stage": "flip"}, {"stage": "flip"}, {"stage": "gaussian_blur", "sigma": -1})")),
+            "p.json:/stages/2/sigma: gaussian_blur: \"sigma\" = -1 is outside (0, 50]");
+  EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "sigma": [0.5, 80]})")),
+            "p.json:/stages/0/sigma: gaussian_blur: \"sigma\" = 80 is outside (0, 50]");
+  EXPECT_EQ(error_of(stages(R"({"stage": "flip", "p": 1.5})")), "p.json:/stages/0/p: flip: \"p\" = 1.5 is outside [0, 1]");
+  EXPECT_EQ(error_of(stages(R"({"stage": "crop", "size": [0, 10]})")),
+            "p.json:/stages/0/size: crop: \"size\" = 0 is outside each in [1, 65535]");
+}
+
+TEST(PipelineLoad, WrongTypesSayWhatIsExpected) {
+  EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "sigma": "big"})")),
+            "p.json:/stages/0/sigma: gaussian_blur: \"sigma\" must be a number or [lo, hi] (got \"big\")");
+  EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "kernel_size": 3.5})")),
+            "p.json:/stages/0/kernel_size: gaussian_blur: \"kernel_size\" must be an integer (got 3.5)");
+  EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "kernel_size": 4})")),
+            "p.json:/stages/0/kernel_size: gaussian_blur: \"kernel_size\" = 4 must be odd (odd, [1, 301])");
+  EXPECT_EQ(error_of(stages(R"({"stage": "flip", "direction": "diagonal"})")),
+            "p.json:/stages/0/direction: flip: \"direction\" = \"diagonal\" is not one of \"horizontal\" or "
+            "\"vertical\"");
+  EXPECT_EQ(error_of(stages(R"({"stage": "flip", "direction": "horizontl"})")),
+            "p.json:/stages/0/direction: flip: \"direction\" = \"horizontl\" is not one of \"horizontal\" or "
+            "\"vertical\" (did you mean \"horizontal\"?)");
+  EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "sigma": [2, 1]})")),
+            "p.json:/stages/0/sigma: gaussian_blur: \"sigma\" = [2,1]: the range's low end exceeds its high end");
+}
+
+TEST(PipelineLoad, RequiredAndExclusiveParameters) {
+  EXPECT_EQ(error_of(stages(R"({"stage": "crop"})")),
+            "p.json:/stages/0: crop: missing \"size\" (each in [1, 65535])");
+  EXPECT_EQ(error_of(stages(R"({"stage": "resize"})")),
+            "p.json:/stages/0: resize takes exactly one of \"size\", \"short_side\", \"long_side\", \"scale\" (none "
+            "given)");
+  EXPECT_EQ(error_of(stages(R"({"stage": "resize", "size": [4, 4], "scale": 2})")),
+            "p.json:/stages/0: resize takes exactly one of \"size\", \"short_side\", \"long_side\", \"scale\" "
+            "(given: \"size\", \"scale\")");
+}
+
+TEST(PipelineLoad, Compositions) {
+  EXPECT_EQ(error_of(stages(R"({"stage": "one_of", "stages": [{"stage": "flip"}], "weights": [1, 2]})")),
+            "p.json:/stages/0/weights: one_of: has 2 weights for 1 stages");
+  EXPECT_EQ(error_of(stages(R"({"stage": "some_of", "stages": [{"stage": "flip"}], "n": [1, 3]})")),
+            "p.json:/stages/0/n: some_of: = 3 exceeds the number of stages (1)");
+  EXPECT_EQ(error_of(stages(R"({"stage": "sequence", "stages": []})")),
+            "p.json:/stages/0/stages: a composition needs at least one stage");
+  EXPECT_EQ(error_of(stages(R"({"stage": "sequence", "stages": [{"stage": "flip", "x": 1}]})")),
+            "p.json:/stages/0/stages/0/x: flip has no parameter \"x\"; its parameters are: stage, p, direction");
+}
+
+TEST(PipelineLoad, TopLevel) {
+  EXPECT_EQ(error_of(R"({"stages": []})"), "p.json: missing \"version\": 1");
+  EXPECT_EQ(error_of(R"({"version": 2, "stages": []})"),
+            "p.json:/version: unsupported version 2; this augment reads version 1");
+  EXPECT_EQ(error_of(R"({"version": 1})"), "p.json: missing \"stages\": [...]");
+  EXPECT_EQ(error_of(R"({"version": 1, "seed": -3, "stages": []})"),
+            "p.json:/seed: \"seed\" must be a non-negative integer (got -3)");
+  EXPECT_EQ(error_of(R"({"version": 1, "stage": []})"),
+            "p.json:/stage: unknown key \"stage\" (did you mean \"stages\"?); a pipeline has \"version\", \"seed\", "
+            "\"stages\" and \"description\"");
+  EXPECT_EQ(error_of(R"([1, 2])"), "p.json: a pipeline is a JSON object: {\"version\": 1, \"stages\": [...]}");
+  EXPECT_EQ(error_of(stages(R"(["flip"])")),
+            "p.json:/stages/0: a stage is an object with a \"stage\" key, e.g. {\"stage\": \"flip\"}");
+}
+
+TEST(PipelineLoad, MissingFileIsAUsageError) {
+  EXPECT_THROW(Pipeline::load_file("/nonexistent/pipeline.json"), UsageError);
+}
+
+Shape rgb(int w, int h) { return Shape{w, h, 3, DType::U8}; }
+
+TEST(PipelinePlan, ResolvesShapesAndRecordsEveryVisitedNode) {
+  const Pipeline p = Pipeline::parse(stages(R"({"stage": "resize", "short_side": 100},
+      {"stage": "crop", "size": [50, 40], "position": "random"},
+      {"stage": "flip", "p": 0}, {"stage": "one_of", "stages": [{"stage": "flip"}, {"stage": "flip", "direction": "vertical"}]})"),
+                                     "p.json");
+  const Plan plan = p.plan(1, "a/b.jpg", 0, rgb(400, 200));
+  EXPECT_EQ(plan.out, rgb(50, 40));
+  ASSERT_EQ(plan.steps.size(), 4u);
+  EXPECT_EQ(plan.steps[0].op->out_shape(), rgb(200, 100));
+  EXPECT_EQ(plan.steps[2].op, nullptr);  // p = 0
+  EXPECT_EQ(plan.record.size(), 5u);
+  EXPECT_EQ(plan.record[2]["skipped"], true);
+  EXPECT_EQ(plan.record[3]["stage"], "one_of");
+  EXPECT_EQ(plan.record[0]["params"]["width"], 200);
+}
+
+TEST(PipelinePlan, SameKeySameDrawsOtherKeysDiffer) {
+  const Pipeline p = Pipeline::parse(stages(R"({"stage": "gaussian_blur", "sigma": [0.1, 5]})"), "p.json");
+  const auto sigma = [&](std::uint64_t seed, const char* path, std::uint32_t copy) {
+    return p.plan(seed, path, copy, rgb(64, 64)).record[0]["params"]["sigma"].get<double>();
+  };
+  EXPECT_EQ(sigma(1, "x.jpg", 0), sigma(1, "x.jpg", 0));
+  EXPECT_NE(sigma(1, "x.jpg", 0), sigma(2, "x.jpg", 0));
+  EXPECT_NE(sigma(1, "x.jpg", 0), sigma(1, "y.jpg", 0));
+  EXPECT_NE(sigma(1, "x.jpg", 0), sigma(1, "x.jpg", 1));
+}
+
+TEST(PipelinePlan, ProbabilityAndCompositionFrequencies) {
+  const Pipeline p = Pipeline::parse(stages(R"({"stage": "flip", "p": 0.3},
+      {"stage": "one_of", "weights": [3, 1], "stages": [{"stage": "flip"}, {"stage": "flip", "direction": "vertical"}]},
+      {"stage": "some_of", "n": [1, 2], "stages": [{"stage": "flip"}, {"stage": "flip"}, {"stage": "flip"}]})"),
+                                     "p.json");
+  int applied = 0, first = 0, some = 0;
+  const int n = 4000;
+  for (int i = 0; i < n; ++i) {
+    const Plan plan = p.plan(5, "img" + std::to_string(i), 0, rgb(8, 8));
+    applied += plan.steps[0].op != nullptr;
+    first += plan.record[1]["chose"][0] == 0;
+    for (const auto& r : plan.record)
+      if (r["stage"] == "some_of") {
+        some += static_cast<int>(r["chose"].size());
+        EXPECT_TRUE(std::is_sorted(r["chose"].begin(), r["chose"].end()));
+      }
+  }
+  EXPECT_NEAR(applied / double(n), 0.3, 0.03);
+  EXPECT_NEAR(first / double(n), 0.75, 0.03);
+  EXPECT_NEAR(some / double(n), 1.5, 0.05);
+}
+
+TEST(PipelinePlan, UnsupportedImagesAreInputErrorsNamingTheStage) {
+  const Pipeline p = Pipeline::parse(stages(R"({"stage": "crop", "size": [100, 100]})"), "p.json");
+  try {
+    p.plan(0, "x", 0, rgb(50, 80));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "crop: the window 100x100 is larger than the image (50x80) (/stages/0)");
+  }
+}
+
+}  // namespace
+}  // namespace aug
