@@ -1,5 +1,7 @@
 #include "channel_gain.hpp"
 
+#include <cstdint>
+
 namespace aug::k {
 
 namespace {
@@ -25,10 +27,51 @@ struct GainPixel {
   }
 };
 
+// Tightly packed images as one flat array: each item is 16 bytes, moved with one aligned
+// vector load and store; the value at flat index i belongs to channel i % channels.
+template <class T>
+struct GainFlat {
+  static constexpr int kPer = 16 / sizeof(T);
+  struct alignas(16) Pack {
+    T v[kPer];
+  };
+  const T* in;
+  T* out;
+  std::size_t count;  // values
+  int channels;
+  GainArgs a;
+
+  AUG_HD T value(T s, int c) const {
+    if (c >= a.color_channels) return s;
+    if constexpr (std::is_same_v<T, float>) return clamp01(s * a.gain[c]);
+    else return saturate<T>(gain_fixed(s, a.fixed[c]));
+  }
+
+  AUG_HD void operator()(std::size_t item) const {
+    const std::size_t first = item * kPer;
+    if (first + kPer <= count) {
+      Pack p = reinterpret_cast<const Pack*>(in)[item];
+      for (int j = 0; j < kPer; ++j) p.v[j] = value(p.v[j], static_cast<int>((first + j) % channels));
+      reinterpret_cast<Pack*>(out)[item] = p;
+    } else {
+      for (std::size_t i = first; i < count; ++i) out[i] = value(in[i], static_cast<int>(i % channels));
+    }
+  }
+};
+
 }  // namespace
 
 template <class T>
 void channel_gain(View<const T> in, View<T> out, const GainArgs& args, const Exec& exec) {
+  const std::size_t row = static_cast<std::size_t>(in.width) * in.channels * sizeof(T);
+  const bool flat = in.pitch == row && out.pitch == row && reinterpret_cast<std::uintptr_t>(in.data) % 16 == 0 &&
+                    reinterpret_cast<std::uintptr_t>(out.data) % 16 == 0;
+  if (flat) {
+    const std::size_t count = static_cast<std::size_t>(in.width) * in.height * in.channels;
+    constexpr int per = GainFlat<T>::kPer;
+    for_1d(GainFlat<T>{in.data, out.data, count, in.channels, args}, (count + per - 1) / per, exec, "channel_gain");
+    return;
+  }
   for_2d(GainPixel<T>{in, out, args}, out.width, out.height, exec, "channel_gain");
 }
 

@@ -41,7 +41,33 @@ inline void check_launch(const char* what) {
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) throw KernelError(std::string(what) + ": " + cudaGetErrorString(e));
 }
+
+template <class F>
+__global__ void kernel_1d(F f, std::size_t count) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    f(i);
+}
 #endif
+
+// f(i) for i in [0, count): items of a flat array (e.g. 16 bytes each).
+template <class F>
+void for_1d(const F& f, std::size_t count, const Exec& exec, const char* what) {
+  if (count == 0) return;
+  if (!exec.device) {
+    for (std::size_t i = 0; i < count; ++i) f(i);
+    return;
+  }
+#if defined(__CUDACC__)
+  const unsigned block = 256;
+  const std::size_t blocks = (count + block - 1) / block;
+  kernel_1d<<<static_cast<unsigned>(blocks < 65535u * 16u ? blocks : 65535u * 16u), block, 0,
+              static_cast<cudaStream_t>(exec.stream)>>>(f, count);
+  check_launch(what);
+#else
+  throw KernelError(std::string(what) + ": this build has no CUDA support");
+#endif
+}
 
 template <class F>
 void for_2d(const F& f, int width, int height, const Exec& exec, const char* what) {

@@ -132,6 +132,7 @@ Exit Commands::run() {
                                 {"seconds", s.seconds},
                                 {"images_per_second", rate},
                                 {"device", s.device},
+                                {"device_busy_seconds", s.device_busy_seconds},
                                 {"seed", s.seed},
                                 {"interrupted", s.interrupted},
                                 {"exit_code", static_cast<int>(s.exit_code())}}
@@ -146,7 +147,13 @@ Exit Commands::run() {
                   s.existing ? (", " + std::to_string(s.existing) + " already complete").c_str() : "",
                   s.failed_inputs, s.seconds, rate, s.device.c_str(), static_cast<unsigned long long>(s.seed),
                   s.interrupted ? " (interrupted)" : (s.stopped_early ? " (stopped: --max-errors)" : ""));
-    std::cout << line << std::flush;
+    std::cout << line;
+    if (s.device_busy_seconds > 0) {
+      std::snprintf(line, sizeof line, "augment: %s busy %.2f s of %.2f s (%.0f%%; summed over streams, an upper bound)\n",
+                    s.device.c_str(), s.device_busy_seconds, s.seconds, 100 * s.device_busy_seconds / s.seconds);
+      std::cout << line;
+    }
+    std::cout << std::flush;
   }
   return s.exit_code();
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include <opencv2/core/utility.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lib/core/error.hpp"
@@ -12,12 +13,12 @@ namespace aug {
 
 namespace {
 
-// CPU and cuda-emulated: the steps run one after the other on the calling thread.
-class HostBackend final : public Backend {
+// The CPU: the steps run one after the other on the calling thread.
+class CpuBackend final : public Backend {
  public:
-  HostBackend(int workers, bool emulate) : contexts_(static_cast<std::size_t>(workers)), emulate_(emulate) {}
+  explicit CpuBackend(int workers) : contexts_(static_cast<std::size_t>(workers)) {}
 
-  std::string name() const override { return emulate_ ? "cuda-emulated" : "cpu"; }
+  std::string name() const override { return "cpu"; }
 
   Image run(const Plan& plan, const Image& in, int worker) override {
     HostKernelContext& ctx = contexts_.at(static_cast<std::size_t>(worker));
@@ -27,8 +28,7 @@ class HostBackend final : public Backend {
       Image out(step.op->out_shape());
       ctx.reset();
       try {
-        if (emulate_) step.op->run_kernels(ctx, cur.ref(), out.ref());
-        else step.op->run_cpu(ctx, cur.ref(), out.ref());
+        step.op->run_cpu(ctx, cur.ref(), out.ref());
       } catch (const InputError&) {
         throw;
       } catch (const std::exception&) {
@@ -41,13 +41,15 @@ class HostBackend final : public Backend {
 
  private:
   std::vector<HostKernelContext> contexts_;
-  bool emulate_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(int workers) { return std::make_unique<HostBackend>(workers, false); }
-std::unique_ptr<Backend> make_emulated_backend(int workers) { return std::make_unique<HostBackend>(workers, true); }
+std::unique_ptr<Backend> make_cpu_backend(int workers) {
+  cv::setNumThreads(0);  // parallelism is across images; OpenCV calls stay on their thread
+  return std::make_unique<CpuBackend>(workers);
+}
+std::unique_ptr<Backend> make_emulated_backend(int workers) { return gpu::open_emulated_backend(workers); }
 
 DeviceSpec parse_device(const std::string& text) {
   DeviceSpec d;

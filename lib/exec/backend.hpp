@@ -1,5 +1,6 @@
-// A backend runs a resolved Plan on one image: the CPU, the kernels emulated on the host
-// ("cuda-emulated", what CI checks kernel arithmetic with) or a CUDA device (lib/gpu).
+// A backend runs a resolved Plan on one image: the CPU, or the GPU backend (lib/gpu) on a CUDA
+// device or on an emulated one ("cuda-emulated": host memory, kernel bodies as host loops; what
+// CI checks the kernel arithmetic and the GPU data flow with).
 #pragma once
 
 #include <memory>
@@ -18,6 +19,9 @@ class Backend {
   // Runs the applied steps of `plan` on `in`. Worker w (0 <= w < workers given when opened) has
   // its own buffers and stream: calls with different workers may run at the same time.
   virtual Image run(const Plan& plan, const Image& in, int worker) = 0;
+  // Seconds the device spent on images (upload to download, summed over workers; an upper
+  // bound when streams overlap). 0 for the CPU, where the work is the wall time.
+  virtual double busy_seconds() const { return 0; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend(int workers);

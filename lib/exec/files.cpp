@@ -1,6 +1,7 @@
 #include "lib/exec/files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,11 +17,14 @@ namespace aug {
 std::vector<std::uint8_t> read_file(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(std::string("cannot read: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError("cannot read: not a regular file");
+  }
   std::vector<std::uint8_t> bytes;
+  bytes.reserve(static_cast<std::size_t>(st.st_size));
   std::uint8_t chunk[1 << 16];
-  off_t end = ::lseek(fd, 0, SEEK_END);
-  if (end > 0) bytes.reserve(static_cast<std::size_t>(end));
-  ::lseek(fd, 0, SEEK_SET);
   while (true) {
     const ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n == 0) break;

@@ -254,6 +254,11 @@ class Stream {
         const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape());
         r.image = backend_.run(plan, d.image, worker);
         plans_record(j, plan);
+      } catch (const DeviceError& e) {
+        // The device itself failed (not this image): nothing more can run on it.
+        fail_job(j, e.what());
+        stop_all(std::string("the device failed; stopping: ") + e.what());
+        continue;
       } catch (const std::exception& e) {
         fail_job(j, e.what());
         continue;
@@ -356,6 +361,14 @@ class Stream {
     }
   }
 
+  void stop_all(const std::string& why) {
+    std::lock_guard lk(m_);
+    if (stop_) return;
+    stop_ = true;
+    stopped_early_ = true;
+    spdlog::error("{}", why);
+  }
+
   void warn_once(const std::string& what) {
     {
       std::lock_guard lk(m_);
@@ -450,6 +463,7 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
 
   Stream stream(pipeline, o, inputs, jobs, *backend, manifest.get(), summary.seed, workers);
   stream.run(summary);
+  summary.device_busy_seconds = backend->busy_seconds();
   if (manifest) manifest->finish();
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;

@@ -51,6 +51,7 @@ struct RunSummary {
   std::size_t failed_inputs = 0;   // inputs with at least one failed output
   std::size_t failed_outputs = 0;
   double seconds = 0;
+  double device_busy_seconds = 0;  // GPU backends: time the device spent on images (upper bound)
   bool interrupted = false;
   bool stopped_early = false;      // --max-errors reached
   std::uint64_t seed = 0;

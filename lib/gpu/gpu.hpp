@@ -33,4 +33,8 @@ Inventory inventory();
 // The backend on device `index`. Throws DeviceError listing the devices that exist.
 std::unique_ptr<Backend> open_backend(int index, int workers);
 
+// The same backend over an emulated device ("cuda-emulated"): host memory, kernel bodies run as
+// host loops. It needs no GPU and no CUDA build.
+std::unique_ptr<Backend> open_emulated_backend(int workers);
+
 }  // namespace aug::gpu

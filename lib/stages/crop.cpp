@@ -1,4 +1,6 @@
 // crop: cut a window of a fixed size from the centre or from a random position.
+#include <cstring>
+
 #include "kernels/geometry.hpp"
 #include "lib/core/error.hpp"
 #include "lib/stages/stage.hpp"
@@ -34,6 +36,13 @@ class CropOp final : public Op {
  public:
   CropOp(const Shape& in, int x, int y, int w, int h)
       : Op(in, Shape{w, h, in.channels, in.dtype}), x_(x), y_(y) {}
+
+  void run_cpu(KernelContext&, const ImageRef& in, const ImageRef& out) const override {
+    const std::size_t px = in.shape.channels * sample_size(in.shape.dtype);
+    for (int y = 0; y < out.shape.height; ++y)
+      std::memcpy(static_cast<char*>(out.data) + y * out.pitch,
+                  static_cast<const char*>(in.data) + (y + y_) * in.pitch + x_ * px, out.shape.row_bytes());
+  }
 
   void run_kernels(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     with_sample_type(in.shape.dtype, [&](auto tag) {

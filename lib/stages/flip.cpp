@@ -1,5 +1,8 @@
 // flip: mirror the image horizontally or vertically.
+#include <opencv2/core.hpp>
+
 #include "kernels/geometry.hpp"
+#include "lib/io/cv_bridge.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -25,6 +28,11 @@ const StageSpec& flip_spec() {
 class FlipOp final : public Op {
  public:
   FlipOp(const Shape& s, bool horizontal) : Op(s, s), horizontal_(horizontal) {}
+
+  void run_cpu(KernelContext&, const ImageRef& in, const ImageRef& out) const override {
+    cv::Mat dst = as_mat(out);
+    cv::flip(as_mat(in), dst, horizontal_ ? 1 : 0);  // pixels moved, nothing computed
+  }
 
   void run_kernels(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     with_sample_type(in.shape.dtype, [&](auto tag) {

@@ -48,6 +48,13 @@ TEST(ListInputs, RecursiveSortedImagesOnlyAnyCase) {
   EXPECT_THROW(list_inputs(dir / "notes.txt"), UsageError);
 }
 
+TEST(ReadFile, RefusesWhatIsNotARegularFile) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "folder.jpg");
+  EXPECT_THROW(read_file(dir / "folder.jpg"), InputError);
+  EXPECT_THROW(read_file(dir / "missing.jpg"), InputError);
+}
+
 TEST(AtomicWrite, WritesCompleteFilesAndLeavesNoTemporaries) {
   testing::TempDir dir;
   const std::vector<std::uint8_t> a(100000, 7), b(10, 9);

@@ -1,0 +1,109 @@
+// Per-stage cost on one image (default: the first 1080p photograph of the corpus):
+//   - decoding the image file, the reference the CPU path of every stage should stay under;
+//   - each stage's CPU path (median of the repeats);
+//   - with --device, its kernels on that device (CUDA events, input resident, no transfers),
+//     the effective bandwidth (bytes read + written once) and its share of the device's copy
+//     bandwidth.
+// usage: augment_bench_stages [--image FILE] [--stages bench/stages.json] [--device cuda:0|cuda-emulated]
+//                             [--repeats N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lib/exec/backend.hpp"
+#include "lib/exec/files.hpp"
+#include "lib/gpu/device_api.hpp"
+#include "lib/io/codec.hpp"
+#include "lib/pipeline/pipeline.hpp"
+
+using namespace aug;
+using Clock = std::chrono::steady_clock;
+
+std::string read_file_text(const std::string& path) {
+  const auto b = read_file(path);
+  return std::string(b.begin(), b.end());
+}
+
+template <class F>
+double median_ms(int repeats, F f) {
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto a = Clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  std::string image = "bench/corpus/hd1080/class00/img00000.jpg", stages = "bench/stages.json", device;
+  int repeats = 20;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--image") image = v;
+    else if (k == "--stages") stages = v;
+    else if (k == "--device") device = v;
+    else if (k == "--repeats") repeats = std::max(1, std::atoi(v.c_str()));
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 1;
+    }
+  }
+  try {
+    const auto bytes = read_file(image);
+    const Image in = decode_image(bytes.data(), bytes.size(), {});
+    Pipeline::load_file(stages);  // validates the whole file first
+    const nlohmann::json document = nlohmann::json::parse(read_file_text(stages), nullptr, true, true);
+    const double decode = median_ms(repeats, [&] { decode_image(bytes.data(), bytes.size(), {}); });
+    std::printf("image %s: %s, decode %.2f ms (CPU, one thread)\n", image.c_str(), to_string(in.shape()).c_str(), decode);
+
+    std::unique_ptr<gpu::DeviceApi> emulated;
+    gpu::DeviceApi* api = nullptr;
+    int index = 0;
+    if (device == "cuda-emulated") {
+      emulated = gpu::make_emulated_api();
+      api = emulated.get();
+    } else if (!device.empty()) {
+      const DeviceSpec d = parse_device(device);
+      const gpu::Inventory inv = gpu::inventory();
+      if (d.kind != DeviceSpec::Kind::Cuda || inv.devices.empty()) {
+        std::fprintf(stderr, "%s: no such device (%s)\n", device.c_str(), inv.why_none.c_str());
+        return 1;
+      }
+      api = gpu::cuda_runtime_api();
+      index = d.index;
+      std::printf("device cuda:%d: %s\n", index, inv.devices.at(static_cast<std::size_t>(index)).name.c_str());
+    }
+    double copy_gbs = 0;
+    if (api) {
+      copy_gbs = gpu::copy_bandwidth_gbs(*api, index, std::size_t{1} << 28);
+      std::printf("device copy bandwidth (read + write): %.0f GB/s\n", copy_gbs);
+    }
+
+    std::printf("\n| stage | output | CPU ms | CPU / decode |%s\n|---|---|---|---|%s\n",
+                api ? " kernel ms | GB/s | % of copy |" : "", api ? "---|---|---|" : "");
+    HostKernelContext host;
+    for (const auto& stage : document["stages"]) {
+      const Pipeline one = Pipeline::parse(nlohmann::json{{"version", 1}, {"stages", {stage}}}.dump(), stages);
+      const Plan plan = one.plan(0, "bench", 0, in.shape());
+      const Op& op = *plan.steps.at(0).op;
+      Image out(op.out_shape());
+      const double cpu_ms = median_ms(repeats, [&] { op.run_cpu(host, in.ref(), out.ref()); });
+      std::printf("| %s | %dx%d | %.3f | %.2f |", stage.dump().c_str(), op.out_shape().width, op.out_shape().height,
+                  cpu_ms, cpu_ms / decode);
+      if (api) {
+        const double ms = gpu::time_kernels(*api, index, op, in, repeats);
+        const double gbs = static_cast<double>(in.shape().bytes() + op.out_shape().bytes()) / (ms * 1e6);
+        std::printf(" %.4f | %.0f | %.0f%% |", ms, gbs, 100 * gbs / copy_gbs);
+      }
+      std::printf("\n");
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "augment_bench_stages: %s\n", e.what());
+    return 1;
+  }
+}

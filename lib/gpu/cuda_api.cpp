@@ -1,0 +1,128 @@
+// The CUDA runtime behind DeviceApi (built only with CUDA; linked statically, so a machine
+// without a driver still runs augment and gets a clear "no driver" from the inventory).
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "lib/gpu/device_api.hpp"
+
+namespace aug::gpu {
+
+namespace {
+
+[[noreturn]] void fail(const char* call, cudaError_t e) {
+  int device = -1;
+  cudaGetDevice(&device);
+  throw DeviceError("cuda:" + std::to_string(device) + ": " + call + ": " + cudaGetErrorString(e));
+}
+
+void check(cudaError_t e, const char* call) {
+  if (e != cudaSuccess) fail(call, e);
+}
+
+class CudaApi final : public DeviceApi {
+ public:
+  bool emulated() const override { return false; }
+
+  int driver_version() override {
+    int v = 0;
+    return cudaDriverGetVersion(&v) == cudaSuccess ? v : 0;
+  }
+  int runtime_version() override {
+    int v = 0;
+    return cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0;
+  }
+
+  int device_count(std::string& why_none) override {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaSuccess && n > 0) return n;
+    cudaGetLastError();  // clear
+    const int driver = driver_version();
+    if (driver == 0) why_none = "no NVIDIA driver is installed (libcuda.so.1 was not found)";
+    else if (e == cudaErrorInsufficientDriver)
+      why_none = "the NVIDIA driver supports CUDA " + version(driver) + ", older than this build's CUDA runtime " +
+                 version(runtime_version());
+    else if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) why_none = "the NVIDIA driver finds no CUDA GPU";
+    else why_none = std::string("the CUDA runtime reports: ") + cudaGetErrorString(e);
+    return 0;
+  }
+
+  DeviceInfo properties(int device) override {
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+    return DeviceInfo{device, p.name, p.totalGlobalMem, p.major, p.minor};
+  }
+
+  void set_device(int device) override {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    // Waiting threads sleep instead of spinning; a failure to change it only costs CPU time.
+    if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) cudaGetLastError();
+  }
+  int current_device() override {
+    int d = 0;
+    check(cudaGetDevice(&d), "cudaGetDevice");
+    return d;
+  }
+
+  void* device_alloc(std::size_t bytes) override {
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      throw OutOfMemory("out of device memory (" + std::to_string(bytes >> 20) + " MiB more needed)");
+    }
+    check(e, "cudaMalloc");
+    return p;
+  }
+  void device_free(void* p) override { cudaFree(p); }
+  void* pinned_alloc(std::size_t bytes) override {
+    void* p = nullptr;
+    check(cudaMallocHost(&p, bytes), "cudaMallocHost");
+    return p;
+  }
+  void pinned_free(void* p) override { cudaFreeHost(p); }
+  Stream stream_create() override {
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    return s;
+  }
+  void stream_destroy(Stream s) override { cudaStreamDestroy(static_cast<cudaStream_t>(s)); }
+  void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(s)), "cudaMemcpyAsync");
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(s)), "cudaMemcpyAsync");
+  }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(s)), "cudaMemcpyAsync");
+  }
+  void stream_sync(Stream s) override { check(cudaStreamSynchronize(static_cast<cudaStream_t>(s)), "cudaStreamSynchronize"); }
+  void* event_create() override {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreate(&e), "cudaEventCreate");
+    return e;
+  }
+  void event_destroy(void* e) override { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
+  void event_record(void* e, Stream s) override {
+    check(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)), "cudaEventRecord");
+  }
+  double event_elapsed_ms(void* a, void* b) override {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(a), static_cast<cudaEvent_t>(b)), "cudaEventElapsedTime");
+    return ms;
+  }
+
+ private:
+  static std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+};
+
+}  // namespace
+
+DeviceApi* cuda_runtime_api() {
+  static CudaApi api;
+  return &api;
+}
+
+}  // namespace aug::gpu

@@ -1,0 +1,84 @@
+// On a real CUDA GPU: every stage against the CPU path, bit for bit for integer images. Without a
+// GPU every test here is reported as skipped, never as passed.
+#include <gtest/gtest.h>
+
+#include "lib/core/error.hpp"
+#include "lib/gpu/gpu.hpp"
+#include "tests/stages/stage_cases.hpp"
+#include "tests/stages/stage_runner.hpp"
+
+namespace aug {
+namespace {
+
+#define REQUIRE_GPU(index) \
+  do { \
+    const gpu::Inventory inv = gpu::inventory(); \
+    if (static_cast<int>(inv.devices.size()) <= (index)) \
+      GTEST_SKIP() << "needs cuda:" << (index) << ": " \
+                   << (inv.devices.empty() ? inv.why_none : "this machine has fewer GPUs"); \
+  } while (0)
+
+class CudaParity : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(CudaParity, GpuEqualsCpu) {
+  REQUIRE_GPU(0);
+  const Pipeline p = testing::one_stage(testing::kParityStages[GetParam()]);
+  const Tolerance& tol = p.root().children[0].spec->tolerance;
+  const auto cpu = make_cpu_backend(1);
+  const auto gpu = gpu::open_backend(0, 1);
+  for (DType t : {DType::U8, DType::U16, DType::F32})
+    for (int c : {1, 3, 4})
+      for (const testing::Input& in : testing::parity_inputs(t, c)) {
+        Plan plan;
+        try {
+          plan = p.plan(11, in.name, 0, in.image.shape());
+        } catch (const InputError&) {
+          continue;
+        }
+        const auto d = testing::compare(gpu->run(plan, in.image, 0), cpu->run(plan, in.image, 0), tol.for_dtype(t));
+        EXPECT_EQ(d.count, 0u) << testing::kParityStages[GetParam()] << " on " << in.name << " " << dtype_name(t) << " c"
+                               << c << ": " << d.str();
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, CudaParity, ::testing::Range<std::size_t>(0, std::size(testing::kParityStages)));
+
+TEST(Cuda, EveryGpuGivesTheCpuBytes) {
+  REQUIRE_GPU(0);
+  const Pipeline p = Pipeline::load_file((testing::source_dir() / "configs/default.json").string());
+  const auto cpu = make_cpu_backend(1);
+  for (const auto& d : gpu::inventory().devices) {
+    const auto gpu = gpu::open_backend(d.index, 1);
+    for (const char* name : {"astronaut.jpg", "rocket.jpg", "coffee_rgba.png", "camera.png"})
+      for (std::uint32_t copy = 0; copy < 4; ++copy) {
+        const Image im = testing::sample(name);
+        const Plan plan = p.plan(7, name, copy, im.shape());
+        EXPECT_EQ(testing::compare(gpu->run(plan, im, 0), cpu->run(plan, im, 0)).count, 0u)
+            << "cuda:" << d.index << " " << name << " copy " << copy;
+      }
+  }
+}
+
+TEST(Cuda, CliOutputsAreTheCpuBytes) {
+  REQUIRE_GPU(0);
+  testing::TempDir dir;
+  const std::string cfg = (testing::source_dir() / "configs/default.json").string();
+  for (const char* device : {"cpu", "cuda:0"}) {
+    const auto r = testing::run_cli({"run", "-c", cfg, "-i", testing::samples_dir().string(), "-o",
+                                     (dir / device).string(), "--copies", "3", "--device", device});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  for (const auto& f : testing::list_files(dir / "cpu"))
+    EXPECT_TRUE(testing::read_bytes(dir / "cpu" / f) == testing::read_bytes(dir / "cuda:0" / f)) << f;
+}
+
+TEST(Cuda, ASecondGpuWhenThereIsOne) {
+  REQUIRE_GPU(1);
+  const Pipeline p = testing::one_stage(R"({"stage": "gaussian_blur", "sigma": 2})");
+  const Image im = testing::sample("chelsea.png");
+  const Plan plan = p.plan(1, "x", 0, im.shape());
+  EXPECT_EQ(testing::compare(gpu::open_backend(1, 1)->run(plan, im, 0), make_cpu_backend(1)->run(plan, im, 0)).count, 0u);
+}
+
+}  // namespace
+}  // namespace aug
