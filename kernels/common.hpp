@@ -70,4 +70,17 @@ AUG_HD std::int64_t rne(double v) {
 #endif
 }
 
+// Stages defined on [0, 1] (the Kornia ones) see integer samples as v / max and write back
+// RNE(y * max), saturated; float samples are used as they are.
+template <class T>
+AUG_HD float to_unit(T v) {
+  if constexpr (std::is_same_v<T, float>) return v;
+  else return static_cast<float>(v) / static_cast<float>(SampleTraits<T>::max);
+}
+template <class T>
+AUG_HD T from_unit(float y) {
+  if constexpr (std::is_same_v<T, float>) return y;
+  else return saturate<T>(rne(y * static_cast<float>(SampleTraits<T>::max)));
+}
+
 }  // namespace aug::k

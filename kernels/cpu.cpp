@@ -286,11 +286,131 @@ void channel_gain(View<const T> in, View<T> out, const GainArgs& a) {
   }
 }
 
+namespace {
+
+// Per value of a row: the 8-bit case cloned for AVX2, the others generic. `add` and `mul` hold one
+// value per sample of the row.
+// The 8-bit rows spell from_unit(clamp01(...)) with min/max and a 32-bit conversion, which the
+// compiler vectorises; the values are the same (the clamped result is in [0, 255]).
+AUG_CLONES void add_clamp_row(std::uint8_t* d, const std::uint8_t* s, const float* add, int n) {
+  for (int i = 0; i < n; ++i) {
+    const float v = std::min(std::max(static_cast<float>(s[i]) / 255.f + add[i], 0.f), 1.f);
+    d[i] = static_cast<std::uint8_t>(static_cast<int>(__builtin_rintf(v * 255.f)));
+  }
+}
+template <class T>
+void add_clamp_row(T* d, const T* s, const float* add, int n) {
+  for (int i = 0; i < n; ++i) d[i] = from_unit<T>(clamp01(to_unit(s[i]) + add[i]));
+}
+AUG_CLONES void mul_min_row(std::uint8_t* d, const std::uint8_t* s, const float* mul, int n) {
+  for (int i = 0; i < n; ++i) {
+    const float v = std::min(static_cast<float>(s[i]) / 255.f * mul[i], 1.f);  // >= 0 for 8-bit input
+    d[i] = static_cast<std::uint8_t>(static_cast<int>(__builtin_rintf(v * 255.f)));
+  }
+}
+template <class T>
+void mul_min_row(T* d, const T* s, const float* mul, int n) {
+  for (int i = 0; i < n; ++i) d[i] = from_unit<T>(planckian_value(to_unit(s[i]), mul[i]));
+}
+
+// Restores channel 3 (alpha), which the colour stages leave alone.
+template <class T>
+void keep_alpha(T* d, const T* s, int width, int channels) {
+  if (channels == 4)
+    for (int x = 0; x < width; ++x) d[4 * x + 3] = s[4 * x + 3];
+}
+
+}  // namespace
+
+template <class T>
+void illumination(View<const T> in, View<T> out, const IlluminationArgs& a) {
+  const int C = in.channels, n = in.width * C;
+  std::vector<float> add(static_cast<std::size_t>(n));
+  for (int y = 0; y < in.height; ++y) {
+    for (int x = 0; x < in.width; ++x) {
+      const float g = a.signed_gain * ((a.gy[y] * a.gx[x] - a.gmin) / a.denom);
+      for (int c = 0; c < C; ++c) add[x * C + c] = g;
+    }
+    add_clamp_row(out.row(y), in.row(y), add.data(), n);
+    keep_alpha(out.row(y), in.row(y), in.width, C);
+  }
+}
+
+template <class T>
+void planckian(View<const T> in, View<T> out, float r_w, float b_w) {
+  const int C = in.channels, n = in.width * C;
+  std::vector<float> mul(static_cast<std::size_t>(n));
+  for (int x = 0; x < in.width; ++x) {
+    mul[x * C] = r_w;
+    mul[x * C + 1] = 1.f;
+    mul[x * C + 2] = b_w;
+    if (C == 4) mul[x * C + 3] = 1.f;
+  }
+  for (int y = 0; y < in.height; ++y) {
+    mul_min_row(out.row(y), in.row(y), mul.data(), n);
+    keep_alpha(out.row(y), in.row(y), in.width, C);
+  }
+}
+
+template <class T>
+void elastic(View<const T> in, View<T> out, const ElasticArgs& a) {
+  const int W = in.width, H = in.height;
+  const std::size_t n = static_cast<std::size_t>(W) * H;
+  std::vector<float> noise_x(n), noise_y(n), sx(n), sy(n);
+  for (std::size_t i = 0; i < n; ++i) elastic_noise(a.stream, i, noise_x[i], noise_y[i]);
+  // Along x: a convolution away from the borders, zero padding near them (taps in order).
+  const int r = a.kx_size / 2;
+  const int x0 = std::min(r, W), x1 = std::max(x0, W - r);
+  for (int y = 0; y < H; ++y) {
+    const std::size_t row = static_cast<std::size_t>(y) * W;
+    for (const auto& [src, dst] : {std::pair{&noise_x, &sx}, std::pair{&noise_y, &sy}}) {
+      const float* s = src->data() + row;
+      float* d = dst->data() + row;
+      auto edge = [&](int x) {
+        float acc = 0.f;
+        for (int k = 0; k < a.kx_size; ++k) {
+          const int xi = x + k - r;
+          if (xi >= 0 && xi < W) acc = acc + a.kx[k] * s[xi];
+        }
+        d[x] = acc;
+      };
+      for (int x = 0; x < x0; ++x) edge(x);
+      if (x1 > x0) conv_row(d + x0, s + x0 - r, x1 - x0, a.kx, a.kx_size, 1);
+      for (int x = x1; x < W; ++x) edge(x);
+    }
+  }
+  // Along y, then the displaced sampling.
+  std::vector<float> ax(static_cast<std::size_t>(W)), ay(static_cast<std::size_t>(W));
+  const int ry = a.ky_size / 2;
+  for (int y = 0; y < H; ++y) {
+    std::fill(ax.begin(), ax.end(), 0.f);
+    std::fill(ay.begin(), ay.end(), 0.f);
+    for (int k = 0; k < a.ky_size; ++k) {
+      const int yi = y + k - ry;
+      if (yi < 0 || yi >= H) continue;
+      mac_row(ax.data(), sx.data() + static_cast<std::size_t>(yi) * W, W, a.ky[k]);
+      mac_row(ay.data(), sy.data() + static_cast<std::size_t>(yi) * W, W, a.ky[k]);
+    }
+    T* d = out.row(y);
+    for (int x = 0; x < W; ++x)
+      elastic_sample(in, d + x * out.channels, x, y, a.alpha_x * ax[x], a.alpha_y * ay[x], a);
+  }
+}
+
 template void separable<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, AxisTaps, AxisTaps, int);
 template void separable<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, AxisTaps, AxisTaps, int);
 template void separable<float>(View<const float>, View<float>, AxisTaps, AxisTaps, int);
 template void channel_gain<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const GainArgs&);
 template void channel_gain<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const GainArgs&);
 template void channel_gain<float>(View<const float>, View<float>, const GainArgs&);
+template void illumination<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const IlluminationArgs&);
+template void illumination<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const IlluminationArgs&);
+template void illumination<float>(View<const float>, View<float>, const IlluminationArgs&);
+template void planckian<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, float, float);
+template void planckian<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, float, float);
+template void planckian<float>(View<const float>, View<float>, float, float);
+template void elastic<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const ElasticArgs&);
+template void elastic<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const ElasticArgs&);
+template void elastic<float>(View<const float>, View<float>, const ElasticArgs&);
 
 }  // namespace aug::k::cpu

@@ -4,6 +4,9 @@
 #pragma once
 
 #include "channel_gain.hpp"
+#include "elastic.hpp"
+#include "illumination.hpp"
+#include "planckian.hpp"
 #include "separable.hpp"
 
 namespace aug::k::cpu {
@@ -18,5 +21,18 @@ void separable(View<const T> in, View<T> out, AxisTaps h, AxisTaps v, int frac_b
 // kernels/channel_gain.hpp on the host.
 template <class T>
 void channel_gain(View<const T> in, View<T> out, const GainArgs& args);
+
+// kernels/illumination.hpp on the host, a row at a time (the same binary32 operations).
+template <class T>
+void illumination(View<const T> in, View<T> out, const IlluminationArgs& args);
+
+// kernels/planckian.hpp on the host.
+template <class T>
+void planckian(View<const T> in, View<T> out, float r_w, float b_w);
+
+// kernels/elastic.hpp on the host: the same noise and sampling functions, the smoothing passes
+// as row loops with the kernels' tap order.
+template <class T>
+void elastic(View<const T> in, View<T> out, const ElasticArgs& args);
 
 }  // namespace aug::k::cpu

@@ -45,7 +45,7 @@ std::string form(const ParamSpec& p) {
 
 std::vector<ParamSpec> all_params(const StageSpec& spec) {
   std::vector<ParamSpec> params = spec.params;
-  params.push_back(probability_spec());
+  params.push_back(probability_spec(spec.default_p));
   return params;
 }
 

@@ -63,14 +63,13 @@ bool StageSpec::supports_channels(int c) const {
   return std::find(channels.begin(), channels.end(), c) != channels.end();
 }
 
-const ParamSpec& probability_spec() {
-  static const ParamSpec p{.name = "p",
-                           .type = ParamType::Number,
-                           .doc = "probability that the stage is applied to an image",
-                           .default_value = 1.0,
-                           .min = Bound{0},
-                           .max = Bound{1}};
-  return p;
+ParamSpec probability_spec(double default_p) {
+  return ParamSpec{.name = "p",
+                   .type = ParamType::Number,
+                   .doc = "probability that the stage is applied to an image",
+                   .default_value = default_p,
+                   .min = Bound{0},
+                   .max = Bound{1}};
 }
 
 }  // namespace aug

@@ -72,6 +72,7 @@ struct StageSpec {
   std::vector<int> channels{1, 3, 4};
   bool cuda = true;                          // has a CUDA kernel (every stage has a CPU path)
   bool composition = false;
+  double default_p = 1.0;                    // the probability when the pipeline gives no "p"
   Tolerance tolerance;
   nlohmann::ordered_json example;            // a stage object users can copy ("stage" first)
 
@@ -80,7 +81,7 @@ struct StageSpec {
   bool supports_channels(int c) const;
 };
 
-// The implicit probability every stage and composition takes.
-const ParamSpec& probability_spec();
+// The implicit probability every stage and composition takes, with the stage's default.
+ParamSpec probability_spec(double default_p = 1.0);
 
 }  // namespace aug

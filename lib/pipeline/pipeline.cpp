@@ -101,6 +101,7 @@ class Loader {
                           "; `augment stages` lists them all");
     }
     n.spec = type ? &type->spec() : comp;
+    n.p = n.spec->default_p;
     if (obj.contains("p")) {
       const auto v = std::get<NumberParam>(parse_value(*n.spec, probability_spec(), obj["p"], where.child("p")));
       n.p = v.lo;

@@ -11,6 +11,10 @@ StageType crop_stage();
 StageType random_resized_crop_stage();
 StageType gaussian_blur_stage();
 StageType channel_gain_stage();
+StageType gaussian_illumination_stage();
+StageType planckian_jitter_stage();
+StageType jpeg_stage();
+StageType elastic_stage();
 
 const std::vector<StageType>& stage_types() {
   static const std::vector<StageType> types{
@@ -20,6 +24,10 @@ const std::vector<StageType>& stage_types() {
       random_resized_crop_stage(),
       gaussian_blur_stage(),
       channel_gain_stage(),
+      gaussian_illumination_stage(),
+      planckian_jitter_stage(),
+      jpeg_stage(),
+      elastic_stage(),
   };
   return types;
 }

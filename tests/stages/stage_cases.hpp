@@ -32,6 +32,19 @@ inline constexpr const char* kParityStages[] = {
     R"({"stage": "gaussian_blur", "sigma": 0.8, "border": "replicate"})",
     R"({"stage": "gaussian_blur", "sigma": 6})",
     R"({"stage": "channel_gain", "r": 1.3, "g": 0.7, "b": 2.2})",
+    R"({"stage": "gaussian_illumination", "gain": [0.05, 0.3], "sign": [-1, 1], "p": 1})",
+    R"({"stage": "gaussian_illumination", "gain": 0.5, "center": 0.3, "sigma": 0.1, "sign": 1, "p": 1})",
+    R"({"stage": "planckian_jitter", "mode": "blackbody", "p": 1})",
+    R"({"stage": "planckian_jitter", "mode": "CIED", "select_from": [0, 22], "p": 1})",
+    R"({"stage": "jpeg", "quality": 1})",
+    R"({"stage": "jpeg", "quality": 50})",
+    R"({"stage": "jpeg", "quality": 95})",
+    R"({"stage": "jpeg", "quality": [20.5, 90], "mode": "kornia"})",
+    R"({"stage": "jpeg", "quality": 99.5, "mode": "kornia"})",
+    R"({"stage": "elastic", "kernel_size": [7, 5], "sigma": [2, 3], "alpha": [4, 2], "p": 1})",
+    R"({"stage": "elastic", "kernel_size": 9, "sigma": 1.5, "alpha": [3, 3], "interpolation": "nearest", "p": 1})",
+    R"({"stage": "elastic", "kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "border", "p": 1})",
+    R"({"stage": "elastic", "kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "reflection", "p": 1})",
 };
 
 struct Input {
