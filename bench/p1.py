@@ -8,7 +8,7 @@ machines; the ratio, measured in one run, is the figure. Also measures augment's
 40 and on 400 images, and checks the outputs (count, short side 256).
 
 usage: bench/p1.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--threads 2] [--pairs 15]
-                   [--device cpu] [--anchor-full]
+                   [--device cpu] [--anchor-full] [--verify]
 """
 import argparse
 import os
@@ -46,6 +46,8 @@ def main():
     ap.add_argument('--pairs', type=int, default=15)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--anchor-full', action='store_true', help='also time the hand-written OpenCV anchor')
+    ap.add_argument('--verify', action='store_true',
+                    help='also time `augment --verify-devices` with P1 against `augment run`, alternating')
     a = ap.parse_args()
 
     if not os.path.isdir(os.path.join(a.corpus, 'imagenet-like')):
@@ -74,8 +76,11 @@ def main():
         return timed([a.augment, 'run', '-c', cfg, '-i', inp, '-o', out, '--threads', T, '--format', 'jpg',
                       '--quality', '90', '--device', a.device, '--progress', 'never'])
 
+    def verify():
+        return timed([a.augment, '--verify-devices', '-c', cfg, '-i', src, '--threads', T])
+
     ours(); floor()  # warm the page cache and the binaries
-    ratios, full_ratios, t_floor, t_ours = [], [], [], []
+    ratios, full_ratios, verify_ratios, t_floor, t_ours = [], [], [], [], []
     for _ in range(a.pairs):
         f, _ = floor()
         o, _ = ours()
@@ -84,6 +89,8 @@ def main():
         ratios.append(o / f)
         if a.anchor_full:
             full_ratios.append(full()[0] / f)
+        if a.verify:
+            verify_ratios.append(verify()[0] / o)
 
     # Check the outputs of the last run.
     sys.path.insert(0, '/usr/lib/python3/dist-packages')
@@ -110,6 +117,9 @@ def main():
           f'(min {min(ratios):.3f}, max {max(ratios):.3f})')
     if full_ratios:
         print(f'ratio OpenCV C++ anchor / I/O floor: median {statistics.median(full_ratios):.3f}')
+    if verify_ratios:
+        print(f'ratio augment --verify-devices / augment run: median {statistics.median(verify_ratios):.3f} '
+              f'(min {min(verify_ratios):.3f}, max {max(verify_ratios):.3f})')
     print(f'peak memory: 40 images {mem40 / 1024:.1f} MiB, 400 images {mem400 / 1024:.1f} MiB '
           f'(400/40 = {mem400 / mem40:.3f})')
 

@@ -49,12 +49,13 @@ struct GainFlat {
 
   AUG_HD void operator()(std::size_t item) const {
     const std::size_t first = item * kPer;
+    int c = static_cast<int>(first % channels);  // one division per pack, then the channel wraps
     if (first + kPer <= count) {
       Pack p = reinterpret_cast<const Pack*>(in)[item];
-      for (int j = 0; j < kPer; ++j) p.v[j] = value(p.v[j], static_cast<int>((first + j) % channels));
+      for (int j = 0; j < kPer; ++j, c = c + 1 == channels ? 0 : c + 1) p.v[j] = value(p.v[j], c);
       reinterpret_cast<Pack*>(out)[item] = p;
     } else {
-      for (std::size_t i = first; i < count; ++i) out[i] = value(in[i], static_cast<int>(i % channels));
+      for (std::size_t i = first; i < count; ++i, c = c + 1 == channels ? 0 : c + 1) out[i] = value(in[i], c);
     }
   }
 };

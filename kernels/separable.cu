@@ -15,23 +15,26 @@ struct HorizontalPass {
   AxisTaps h;
   int row0;
 
+  // Each tap's index and weight are loaded once; the channels (at most 4) accumulate together,
+  // each in tap order.
   AUG_HD void operator()(int x, int r) const {
+    using M = typename Mid<T>::type;
+    const int C = in.channels;
     const T* src = in.row(row0 + r);
-    auto* dst = mid.row(r) + x * in.channels;
     const std::int32_t* idx = h.index + x * h.taps;
-    for (int c = 0; c < in.channels; ++c) {
+    M acc[4] = {0, 0, 0, 0};
+    for (int t = 0; t < h.taps; ++t) {
+      const T* p = src + idx[t] * C;
       if constexpr (std::is_same_v<T, float>) {
-        const float* w = h.fweight + x * h.taps;
-        float acc = 0.f;
-        for (int t = 0; t < h.taps; ++t) acc = acc + w[t] * src[idx[t] * in.channels + c];
-        dst[c] = acc;
+        const float w = h.fweight[x * h.taps + t];
+        for (int c = 0; c < C; ++c) acc[c] = acc[c] + w * p[c];
       } else {
-        const std::int32_t* w = h.iweight + x * h.taps;
-        std::int32_t acc = 0;
-        for (int t = 0; t < h.taps; ++t) acc += w[t] * static_cast<std::int32_t>(src[idx[t] * in.channels + c]);
-        dst[c] = acc;
+        const std::int32_t w = h.iweight[x * h.taps + t];
+        for (int c = 0; c < C; ++c) acc[c] += w * static_cast<std::int32_t>(p[c]);
       }
     }
+    M* dst = mid.row(r) + x * C;
+    for (int c = 0; c < C; ++c) dst[c] = acc[c];
   }
 };
 
@@ -44,21 +47,34 @@ struct VerticalPass {
   int shift;
 
   AUG_HD void operator()(int x, int y) const {
+    const int C = out.channels;
     const std::int32_t* idx = v.index + y * v.taps;
-    T* dst = out.row(y) + x * out.channels;
-    for (int c = 0; c < out.channels; ++c) {
-      if constexpr (std::is_same_v<T, float>) {
-        const float* w = v.fweight + y * v.taps;
-        float acc = 0.f;
-        for (int t = 0; t < v.taps; ++t) acc = acc + w[t] * mid.row(idx[t] - row0)[x * out.channels + c];
-        dst[c] = acc;
-      } else {
-        const std::int32_t* w = v.iweight + y * v.taps;
-        std::int64_t acc = 0;
-        for (int t = 0; t < v.taps; ++t)
-          acc += static_cast<std::int64_t>(w[t]) * mid.row(idx[t] - row0)[x * out.channels + c];
-        dst[c] = saturate<T>(round_shift(acc, shift));
+    T* dst = out.row(y) + x * C;
+    if constexpr (std::is_same_v<T, float>) {
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+      for (int t = 0; t < v.taps; ++t) {
+        const float w = v.fweight[y * v.taps + t];
+        const float* m = mid.row(idx[t] - row0) + x * C;
+        for (int c = 0; c < C; ++c) acc[c] = acc[c] + w * m[c];
       }
+      for (int c = 0; c < C; ++c) dst[c] = acc[c];
+    } else if (std::is_same_v<T, std::uint8_t> && shift == 16) {
+      // 8-bit images with 8-bit weights (non-negative, summing to 256): every sum <= 256 * 65280.
+      std::int32_t acc[4] = {0, 0, 0, 0};
+      for (int t = 0; t < v.taps; ++t) {
+        const std::int32_t w = v.iweight[y * v.taps + t];
+        const std::int32_t* m = mid.row(idx[t] - row0) + x * C;
+        for (int c = 0; c < C; ++c) acc[c] += w * m[c];
+      }
+      for (int c = 0; c < C; ++c) dst[c] = saturate<T>((acc[c] + (1 << 15)) >> 16);
+    } else {
+      std::int64_t acc[4] = {0, 0, 0, 0};
+      for (int t = 0; t < v.taps; ++t) {
+        const std::int64_t w = v.iweight[y * v.taps + t];
+        const std::int32_t* m = mid.row(idx[t] - row0) + x * C;
+        for (int c = 0; c < C; ++c) acc[c] += w * m[c];
+      }
+      for (int c = 0; c < C; ++c) dst[c] = saturate<T>(round_shift(acc[c], shift));
     }
   }
 };

@@ -2,17 +2,23 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lib/core/text.hpp"
+#include "lib/exec/files.hpp"
 #include "lib/exec/interrupt.hpp"
 #include "lib/gpu/gpu.hpp"
 #include "lib/params/describe.hpp"
 #include "lib/pipeline/pipeline.hpp"
+#include "lib/verify/verify.hpp"
 
 namespace aug::app {
 
@@ -93,6 +99,24 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
 
   devices_ = app.add_subcommand("devices", "List the CUDA GPUs, or say why there is none");
   devices_->add_flag("--json", json_, "as JSON");
+
+  verify_ = app.add_subcommand("verify-devices",
+                               "Check that the CPU and the GPUs give the same pixels, stage by stage (also: augment "
+                               "--verify-devices ...). Exit 0 when every comparison is within tolerance, 3 otherwise");
+  verify_->add_option("-c,--config", pipeline_, "pipeline file (JSON)")->required();
+  verify_->add_option("-i,--input", input_, "images to check, a folder or a file (default: the built-in samples)");
+  verify_->add_option("--devices", verify_devices_,
+                      "all (the CPU and every GPU; cuda-emulated without one) or a list: cpu,cuda:0,cuda:1,cuda-emulated")
+      ->capture_default_str();
+  verify_->add_option("--dtypes", verify_dtypes_, "also compare processing each image as these types: u8,u16,f32");
+  verify_->add_option("--images", verify_images_, "check the first N inputs only");
+  verify_->add_option("--seed", seed_, "seed (overrides the pipeline's)");
+  verify_->add_option("--tolerance", tolerances_, "STAGE=VALUE: a tolerance instead of the stage's declared one")
+      ->take_all();
+  verify_->add_flag("--require-gpu", require_gpu_, "fail (exit 1) when no GPU takes part");
+  verify_->add_option("--report", report_, "write the JSON report (docs/verify-report.md) to FILE");
+  verify_->add_option("--html", html_, "write a self-contained HTML report with difference heat-maps to FILE");
+  verify_->add_option("--threads", run_options_.threads, "worker threads (default: every core)")->check(CLI::Range(1, 1024));
 }
 
 Exit Commands::run_selected() {
@@ -102,6 +126,7 @@ Exit Commands::run_selected() {
   if (describe_->parsed()) return describe();
   if (schema_->parsed()) return schema();
   if (devices_->parsed()) return devices();
+  if (verify_->parsed()) return verify_devices();
   throw UsageError("no command given; see augment --help");
 }
 
@@ -226,6 +251,53 @@ Exit Commands::devices() {
     std::cout << line;
   }
   return Exit::ok;
+}
+
+Exit Commands::verify_devices() {
+  VerifyOptions o;
+  o.input = input_.empty() ? std::string(AUGMENT_SAMPLES_DIR) : input_;
+  if (input_.empty() && !std::filesystem::exists(o.input))
+    throw UsageError("the built-in samples are not at " + o.input.string() + "; pass -i FOLDER");
+  o.max_images = verify_images_;
+  o.seed = seed_;
+  o.threads = run_options_.threads > 0 ? run_options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (!verify_dtypes_.empty()) {
+    std::stringstream in(verify_dtypes_);
+    for (std::string t; std::getline(in, t, ',');) {
+      if (t == "u8") o.dtypes.push_back(DType::U8);
+      else if (t == "u16") o.dtypes.push_back(DType::U16);
+      else if (t == "f32") o.dtypes.push_back(DType::F32);
+      else throw UsageError("--dtypes: " + t + " is not u8, u16 or f32");
+    }
+  }
+  for (const auto& t : tolerances_) {
+    const auto eq = t.find('=');
+    char* end = nullptr;
+    const double v = eq == std::string::npos ? -1 : std::strtod(t.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || !end || *end || v < 0)
+      throw UsageError("--tolerance " + t + ": expected STAGE=VALUE with VALUE >= 0");
+    const std::string stage = t.substr(0, eq);
+    if (!find_stage_type(stage)) throw UsageError("--tolerance " + t + ": unknown stage \"" + stage + "\"");
+    o.tolerance[stage] = v;
+  }
+  const Pipeline pipeline = Pipeline::load_file(pipeline_);
+  std::vector<VerifyDevice> devices = open_verify_devices(verify_devices_, require_gpu_, o.threads);
+  const VerifyReport report = verify(pipeline, devices, o);
+  std::cout << verify_table(report) << std::flush;
+  auto write = [](const std::string& path, const std::string& text) {
+    try {
+      write_file_atomic(path, text.data(), text.size());
+    } catch (const std::exception& e) {
+      throw UsageError(e.what());
+    }
+  };
+  if (!report_.empty()) {
+    std::ifstream f(pipeline_);
+    const nlohmann::json doc = nlohmann::json::parse(f, nullptr, false, true);
+    write(report_, report.to_json(doc).dump(2) + "\n");
+  }
+  if (!html_.empty()) write(html_, verify_html(report));
+  return report.exit_code();
 }
 
 }  // namespace aug::app

@@ -31,11 +31,12 @@ class Commands {
   Exit describe();
   Exit schema();
   Exit devices();
+  Exit verify_devices();
 
   CLI::App& app_;
   const GlobalOptions& global_;
   CLI::App *run_ = nullptr, *validate_ = nullptr, *stages_ = nullptr, *describe_ = nullptr, *schema_ = nullptr,
-           *devices_ = nullptr;
+           *devices_ = nullptr, *verify_ = nullptr;
 
   // run
   std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_;
@@ -43,6 +44,11 @@ class Commands {
   std::optional<std::uint64_t> seed_;
   std::uint64_t max_pixels_ = 100'000'000;
   bool fail_fast_ = false;
+  // verify-devices
+  std::string verify_devices_ = "all", verify_dtypes_, report_, html_;
+  std::vector<std::string> tolerances_;
+  std::size_t verify_images_ = 0;
+  bool require_gpu_ = false;
   // validate / describe
   std::string validate_path_, stage_name_;
   bool json_ = false;

@@ -21,22 +21,26 @@ class CpuBackend final : public Backend {
   std::string name() const override { return "cpu"; }
 
   Image run(const Plan& plan, const Image& in, int worker) override {
-    HostKernelContext& ctx = contexts_.at(static_cast<std::size_t>(worker));
     Image cur = in;
     for (const Step& step : plan.steps) {
       if (!step.op) continue;
-      Image out(step.op->out_shape());
-      ctx.reset();
       try {
-        step.op->run_cpu(ctx, cur.ref(), out.ref());
+        cur = run_op(*step.op, cur, worker);
       } catch (const InputError&) {
         throw;
       } catch (const std::exception&) {
         rethrow_stage_error(step, name());
       }
-      cur = std::move(out);
     }
     return cur;
+  }
+
+  Image run_op(const Op& op, const Image& in, int worker) override {
+    HostKernelContext& ctx = contexts_.at(static_cast<std::size_t>(worker));
+    Image out(op.out_shape());
+    ctx.reset();
+    op.run_cpu(ctx, in.ref(), out.ref());
+    return out;
   }
 
  private:

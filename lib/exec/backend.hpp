@@ -19,6 +19,8 @@ class Backend {
   // Runs the applied steps of `plan` on `in`. Worker w (0 <= w < workers given when opened) has
   // its own buffers and stream: calls with different workers may run at the same time.
   virtual Image run(const Plan& plan, const Image& in, int worker) = 0;
+  // One operation on `in` (verify-devices runs stages one at a time).
+  virtual Image run_op(const Op& op, const Image& in, int worker) = 0;
   // Seconds the device spent on images (upload to download, summed over workers; an upper
   // bound when streams overlap). 0 for the CPU, where the work is the wall time.
   virtual double busy_seconds() const { return 0; }

@@ -172,14 +172,25 @@ class GpuBackend final : public Backend {
   }
 
   Image run(const Plan& plan, const Image& in, int worker) override {
-    std::size_t largest = in.shape().bytes();
-    bool any = false;
+    std::vector<Work> work;
     for (const Step& step : plan.steps)
-      if (step.op) {
-        any = true;
-        largest = std::max(largest, step.op->out_shape().bytes());
-      }
-    if (!any) return in;
+      if (step.op) work.push_back({step.op.get(), &step});
+    return run_work(work, in, worker);
+  }
+
+  Image run_op(const Op& op, const Image& in, int worker) override { return run_work({{&op, nullptr}}, in, worker); }
+
+ private:
+  struct Work {
+    const Op* op;
+    const Step* step;  // for messages; null for a lone op
+  };
+
+  // The operations, uploaded once, run back to back on the worker's stream, downloaded once.
+  Image run_work(const std::vector<Work>& work, const Image& in, int worker) {
+    if (work.empty()) return in;
+    std::size_t largest = in.shape().bytes();
+    for (const Work& w : work) largest = std::max(largest, w.op->out_shape().bytes());
 
     guard(api_, device_);
     Slot& s = *slots_.at(static_cast<std::size_t>(worker));
@@ -196,18 +207,18 @@ class GpuBackend final : public Backend {
     api_.copy_to_device(s.a.data(), s.pinned_in.data(), in.shape().bytes(), s.stream);
 
     ImageRef cur{s.a.data(), in.shape(), in.shape().row_bytes()};
-    for (const Step& step : plan.steps) {
-      if (!step.op) continue;
-      const Shape& out = step.op->out_shape();
+    for (const Work& w : work) {
+      const Shape& out = w.op->out_shape();
       const ImageRef next{cur.data == s.a.data() ? s.b.data() : s.a.data(), out, out.row_bytes()};
+      const std::string where = w.step ? w.step->node->name + " (" + w.step->node->pointer + ")" : std::string("a stage");
       try {
-        step.op->run_kernels(ctx, cur, next);
+        w.op->run_kernels(ctx, cur, next);
       } catch (const OutOfMemory& e) {
-        throw InputError(step.node->name + " (" + step.node->pointer + ") on " + name_ + ": " + e.what());
+        throw InputError(where + " on " + name_ + ": " + e.what());
       } catch (const DeviceError&) {
         throw;
-      } catch (const std::exception&) {
-        rethrow_stage_error(step, name_);
+      } catch (const std::exception& e) {
+        throw InputError(where + " failed on " + name_ + ": " + e.what());
       }
       cur = next;
     }

@@ -1,0 +1,87 @@
+// augment verify-devices / --verify-devices as users run it.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/gpu/gpu.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+using testing::run_cli;
+
+const std::string kDefault = (testing::source_dir() / "configs" / "default.json").string();
+
+TEST(VerifyCli, BuiltInSamplesAgreeAndEveryLineSaysWhatRan) {
+  testing::TempDir dir;
+  const auto r = run_cli({"--verify-devices", "-c", kDefault, "--report", (dir / "v.json").string(), "--html",
+                          (dir / "v.html").string()});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  const bool gpu = !gpu::inventory().devices.empty();
+  std::istringstream lines(r.out);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n)
+    if (!gpu) {
+      EXPECT_NE(line.find("cuda-emulated"), std::string::npos) << "no GPU, yet the line does not say so: " << line;
+    }
+  EXPECT_GE(n, 8);
+  EXPECT_NE(r.out.find("end to end"), std::string::npos);
+
+  std::ifstream f(dir / "v.json");
+  const auto j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["schema"], "augment-verify/1");
+  EXPECT_EQ(j["gpu_involved"], gpu);
+  EXPECT_EQ(j["images"].size(), 6u);
+  EXPECT_EQ(j["summary"]["all_within_tolerance"], true);
+  EXPECT_EQ(j["pipeline"]["document"]["seed"], 7);
+  for (const auto& im : j["images"])
+    for (const auto& s : im["stages"])
+      for (const auto& c : s["comparisons"]) EXPECT_EQ(c["differing"], 0) << s["stage"];
+  std::ifstream h(dir / "v.html");
+  std::stringstream html;
+  html << h.rdbuf();
+  EXPECT_NE(html.str().find("<html>"), std::string::npos);
+  if (!gpu) {
+    EXPECT_NE(html.str().find("No GPU was involved"), std::string::npos);
+  }
+}
+
+TEST(VerifyCli, TypesAreComparedAndShownWithHeatMaps) {
+  testing::TempDir dir;
+  const auto r = run_cli({"verify-devices", "-c", (testing::source_dir() / "configs/bench-p1.json").string(), "--dtypes",
+                          "u8,f32", "--images", "2", "--html", (dir / "v.html").string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("u8 vs f32"), std::string::npos);
+  EXPECT_NE(r.out.find("differs"), std::string::npos);
+  std::ifstream h(dir / "v.html");
+  std::stringstream html;
+  html << h.rdbuf();
+  EXPECT_NE(html.str().find("data:image/png;base64,"), std::string::npos);
+  EXPECT_NE(html.str().find("amplified"), std::string::npos);
+}
+
+TEST(VerifyCli, UsageAndDeviceErrorsExitOne) {
+  const bool gpu = !gpu::inventory().devices.empty();
+  if (!gpu) {
+    const auto need = run_cli({"verify-devices", "-c", kDefault, "--require-gpu"});
+    EXPECT_EQ(need.code, 1);
+    EXPECT_NE(need.err.find("--require-gpu: there is no usable CUDA GPU"), std::string::npos) << need.err;
+    const auto missing = run_cli({"verify-devices", "-c", kDefault, "--devices", "cpu,cuda:0"});
+    EXPECT_EQ(missing.code, 1);
+    EXPECT_NE(missing.err.find("cuda:0 is not available"), std::string::npos) << missing.err;
+  }
+  EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "--tolerance", "nosuch=1"}).code, 1);
+  EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "--tolerance", "flip"}).code, 1);
+  EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "--dtypes", "u12"}).code, 1);
+  EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "-i", "/nonexistent"}).code, 1);
+  EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "--devices", "cpu"}).code, 1);
+  const auto explicit_emulated = run_cli({"verify-devices", "-c", kDefault, "--devices", "cpu,cuda-emulated", "--images", "1"});
+  EXPECT_EQ(explicit_emulated.code, 0) << explicit_emulated.err;
+}
+
+}  // namespace
+}  // namespace aug
