@@ -3,6 +3,7 @@
 
 #include "kernels/cpu.hpp"
 #include "kernels/elastic.hpp"
+#include "lib/stages/kornia_gaussian.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -62,19 +63,6 @@ const StageSpec& elastic_spec() {
   return spec;
 }
 
-// Kornia's gaussian(n, sigma) for odd n: exp(-(k - n // 2)^2 / (2 sigma^2)), normalised.
-std::vector<float> taps(int n, double sigma) {
-  std::vector<double> w(static_cast<std::size_t>(n));
-  double sum = 0;
-  for (int k = 0; k < n; ++k) {
-    const double d = k - n / 2;
-    sum += w[k] = std::exp(-(d * d) / (2 * sigma * sigma));
-  }
-  std::vector<float> out(w.size());
-  for (std::size_t k = 0; k < w.size(); ++k) out[k] = static_cast<float>(w[k] / sum);
-  return out;
-}
-
 struct ElasticConfig {
   IntPair ksize;
   NumberPair sigma, alpha;
@@ -85,8 +73,8 @@ struct ElasticConfig {
 class ElasticOp final : public Op {
  public:
   ElasticOp(const Shape& s, const ElasticConfig& c, const k::KeyedStream& stream)
-      : Op(s, s), c_(c), kx_(taps(static_cast<int>(c.ksize[1]), c.sigma[1])),
-        ky_(taps(static_cast<int>(c.ksize[0]), c.sigma[0])) {
+      : Op(s, s), c_(c), kx_(kornia_gaussian(static_cast<int>(c.ksize[1]), c.sigma[1], static_cast<double>(c.ksize[1] / 2))),
+        ky_(kornia_gaussian(static_cast<int>(c.ksize[0]), c.sigma[0], static_cast<double>(c.ksize[0] / 2))) {
     args_.stream = stream;
     args_.kx_size = static_cast<int>(kx_.size());
     args_.ky_size = static_cast<int>(ky_.size());

@@ -4,6 +4,7 @@
 
 #include "kernels/cpu.hpp"
 #include "kernels/illumination.hpp"
+#include "lib/stages/kornia_gaussian.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -45,25 +46,11 @@ const StageSpec& gaussian_illumination_spec() {
   return spec;
 }
 
-// Kornia's gaussian(): exp(-(i - centre [+0.5 on even sizes])^2 / (2 sigma^2)), divided by its sum.
-std::vector<float> profile(int n, double centre, double sigma) {
-  std::vector<double> e(static_cast<std::size_t>(n));
-  double sum = 0;
-  for (int i = 0; i < n; ++i) {
-    const double d = i - centre + (n % 2 == 0 ? 0.5 : 0.0);
-    e[i] = std::exp(-(d * d) / (2 * sigma * sigma));
-    sum += e[i];
-  }
-  std::vector<float> out(e.size());
-  for (std::size_t i = 0; i < e.size(); ++i) out[i] = static_cast<float>(e[i] / sum);
-  return out;
-}
-
 class IlluminationOp final : public Op {
  public:
   IlluminationOp(const Shape& s, double gain, int sign, double cx, double cy, double sx, double sy)
-      : Op(s, s), gain_(gain), sign_(sign), cx_(cx), cy_(cy), sx_(sx), sy_(sy), gx_(profile(s.width, cx, sx)),
-        gy_(profile(s.height, cy, sy)) {
+      : Op(s, s), gain_(gain), sign_(sign), cx_(cx), cy_(cy), sx_(sx), sy_(sy), gx_(kornia_gaussian(s.width, sx, cx)),
+        gy_(kornia_gaussian(s.height, sy, cy)) {
     // Rounding is monotonic, so the pattern's extremes are the products of the profiles' extremes.
     const auto [xmin, xmax] = std::minmax_element(gx_.begin(), gx_.end());
     const auto [ymin, ymax] = std::minmax_element(gy_.begin(), gy_.end());

@@ -1,10 +1,12 @@
 // jpeg: JPEG compression artefacts, as libjpeg-turbo makes them or as Kornia approximates them.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/jpeg.hpp"
 #include "lib/core/error.hpp"
 #include "lib/io/jpeg.hpp"
 #include "lib/stages/jpeg_tables.hpp"
+#include "lib/stages/kornia_gaussian.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -180,9 +182,8 @@ k::KorniaJpegTables kornia_tables(float quality) {
     t.q_luma[i] = dfloor(softclip((kLuma[i] * s + 50.f) / 100.f, 1.f, 255.f));
     t.q_chroma[i] = dfloor(softclip((kChroma[i] * s + 50.f) / 100.f, 1.f, 255.f));
   }
-  double w[3], sum = 0;
-  for (int k = 0; k < 3; ++k) sum += w[k] = std::exp(-((k - 1) * (k - 1)) / (2 * 0.25));
-  for (int k = 0; k < 3; ++k) t.blur[k] = static_cast<float>(w[k] / sum);
+  const std::vector<float> blur = kornia_gaussian(3, 0.5, 1);  // the anti-aliasing of rescale(0.5)
+  std::copy(blur.begin(), blur.end(), t.blur);
   return t;
 }
 
