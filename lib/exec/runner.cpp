@@ -43,6 +43,7 @@ struct Job {
   std::size_t input = 0;
   std::uint32_t copy = 0;
   std::string out_rel;
+  Format format = Format::Jpeg;
   bool exists = false;  // --resume found it complete
 };
 
@@ -97,7 +98,14 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOption
       const fs::path out = o.output / out_rel;
       if (!input_paths.empty() && input_paths.count(fs::weakly_canonical(out, ec).string()))
         throw UsageError("the output " + out.string() + " would overwrite an input");
-      jobs.push_back(Job{i, c, out_rel, false});
+      // The file's extension names its format; with --format they must agree.
+      const std::optional<Format> by_name = format_for_extension(fs::path(out_rel).extension().string());
+      if (!by_name)
+        throw UsageError("--name \"" + name.text() + "\" names the output " + out_rel +
+                         ", which has no image extension (.jpg .png .webp .tif .bmp)");
+      if (format && *by_name != *format)
+        throw UsageError("--name \"" + name.text() + "\" names the output " + out_rel + ", but --format is " + o.format);
+      jobs.push_back(Job{i, c, out_rel, *by_name, false});
     }
   }
   return jobs;
@@ -279,10 +287,8 @@ class Stream {
     const Job& job = jobs_[r.job];
     const fs::path out = o_.output / job.out_rel;
     try {
-      const Format format = o_.format == "keep" ? *format_for_extension(fs::path(job.out_rel).extension().string())
-                                                : *format_for_extension("." + o_.format);
-      const Encoded enc = encode_image(r.image, format, EncodeOptions{o_.quality});
-      if (!enc.conversion.empty()) warn_once(std::string(format_name(format)) + " output: " + enc.conversion);
+      const Encoded enc = encode_image(r.image, job.format, EncodeOptions{o_.quality});
+      if (!enc.conversion.empty()) warn_once(std::string(format_name(job.format)) + " output: " + enc.conversion);
       write_file_atomic(out, enc.bytes.data(), enc.bytes.size());
     } catch (const std::exception& e) {
       fail_job(r.job, e.what());

@@ -78,6 +78,13 @@ TEST(Run, CopiesMirroredFoldersAndNames) {
   const auto named_files = list_files(dir / "named");
   EXPECT_NE(std::find(named_files.begin(), named_files.end(), "cats/aug0/chelsea.webp"), named_files.end());
   EXPECT_EQ(named_files.size(), 6u);
+  const auto no_image = run_cli(run_args((dir / "in").string(), (dir / "y").string(), {"--name", "{stem}.dat"}));
+  EXPECT_EQ(no_image.code, 1);
+  EXPECT_NE(no_image.err.find("which has no image extension"), std::string::npos) << no_image.err;
+  const auto mismatch = run_cli(run_args((dir / "in").string(), (dir / "y").string(), {"--name", "{stem}.png", "--format", "jpg"}));
+  EXPECT_EQ(mismatch.code, 1);
+  EXPECT_NE(mismatch.err.find("but --format is jpg"), std::string::npos) << mismatch.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "y"));
   const auto no_copy = run_cli(run_args((dir / "in").string(), (dir / "x").string(), {"--copies", "2", "--name", "{stem}{ext}"}));
   EXPECT_EQ(no_copy.code, 1);
   EXPECT_NE(no_copy.err.find("has no {copy}"), std::string::npos);
