@@ -92,7 +92,10 @@ int main(int argc, char** argv) {
       const Plan plan = one.plan(0, "bench", 0, in.shape());
       const Op& op = *plan.steps.at(0).op;
       Image out(op.out_shape());
-      const double cpu_ms = median_ms(repeats, [&] { op.run_cpu(host, in.ref(), out.ref()); });
+      const double cpu_ms = median_ms(repeats, [&] {
+        op.run_cpu(host, in.ref(), out.ref());
+        host.reset();  // scratch is reused image after image, as in a run
+      });
       std::printf("| %s | %dx%d | %.3f | %.2f |", stage.dump().c_str(), op.out_shape().width, op.out_shape().height,
                   cpu_ms, cpu_ms / decode);
       if (api) {

@@ -46,7 +46,11 @@ AUG_HD T saturate(std::int64_t v) {
   return static_cast<T>(v < 0 ? 0 : (v > SampleTraits<T>::max ? SampleTraits<T>::max : v));
 }
 
-AUG_HD float clamp01(float v) { return v < 0.f ? 0.f : (v > 1.f ? 1.f : v); }
+// Two selects (max, then min) so that host loops vectorise; NaN passes through.
+AUG_HD float clamp01(float v) {
+  v = v < 0.f ? 0.f : v;
+  return v > 1.f ? 1.f : v;
+}
 
 // Arithmetic shift right with rounding half up: floor((v + 2^(s-1)) / 2^s). `v` may be negative.
 AUG_HD std::int64_t round_shift(std::int64_t v, int s) {
@@ -60,6 +64,14 @@ AUG_HD std::int64_t rne(float v) {
   return __float2ll_rn(v);
 #else
   return static_cast<std::int64_t>(__builtin_rintf(v));
+#endif
+}
+// The same as a float (for vectorised host loops; a rounded -0 stays -0).
+AUG_HD float rne_float(float v) {
+#if defined(__CUDA_ARCH__)
+  return rintf(v);
+#else
+  return __builtin_rintf(v);
 #endif
 }
 AUG_HD std::int64_t rne(double v) {

@@ -1,6 +1,7 @@
 #include "cpu.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -32,10 +33,6 @@ AUG_CLONES void mac_pair_row(std::uint16_t* acc, const std::uint8_t* a, const st
   const auto w16 = static_cast<std::uint16_t>(w);
   for (int i = 0; i < n; ++i) acc[i] = static_cast<std::uint16_t>(acc[i] + w16 * (a[i] + b[i]));
 }
-// acc[i] = acc[i] + w * s[i], in binary32, one rounding per operation (no contraction)
-AUG_CLONES void mac_row(float* acc, const float* s, int n, float w) {
-  for (int i = 0; i < n; ++i) acc[i] = acc[i] + w * s[i];
-}
 
 // out[i] = sum_k w[k] * m[i + k * step]; 8-bit images with 8-bit weights (<= 256 * 65280: fits)
 AUG_CLONES void conv_row(std::uint32_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps, int step) {
@@ -46,13 +43,48 @@ AUG_CLONES void conv_row(std::uint32_t* out, const std::uint16_t* m, int n, cons
     for (int i = 0; i < n; ++i) out[i] += wk * mk[i];
   }
 }
-AUG_CLONES void conv_row(float* out, const float* m, int n, const float* w, int taps, int step) {
-  for (int i = 0; i < n; ++i) out[i] = 0.f;
-  for (int k = 0; k < taps; ++k) {
-    const float wk = w[k];
-    const float* mk = m + k * step;
-    for (int i = 0; i < n; ++i) out[i] = out[i] + wk * mk[i];
+// Eight binary32 lanes (GCC/Clang vector extension): lane-wise IEEE operations, never contracted.
+using f8 = float __attribute__((vector_size(32)));
+
+void load8(f8& v, const float* p) { std::memcpy(&v, p, sizeof v); }
+
+// out[i] = sum_k w[k] * src(k)[i] in binary32, terms added in k order from 0: per lane, as the
+// kernels' loops. Four vectors at a time keep four independent sums in flight.
+template <class Src>
+[[gnu::always_inline]] inline void weighted_sum(float* out, Src src, int n, const float* w, int taps) {
+  int i = 0;
+  for (; i + 32 <= n; i += 32) {
+    f8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+    for (int k = 0; k < taps; ++k) {
+      const float* p = src(k) + i;
+      f8 v0, v1, v2, v3;
+      load8(v0, p);
+      load8(v1, p + 8);
+      load8(v2, p + 16);
+      load8(v3, p + 24);
+      a0 = a0 + w[k] * v0;
+      a1 = a1 + w[k] * v1;
+      a2 = a2 + w[k] * v2;
+      a3 = a3 + w[k] * v3;
+    }
+    std::memcpy(out + i, &a0, sizeof a0);
+    std::memcpy(out + i + 8, &a1, sizeof a1);
+    std::memcpy(out + i + 16, &a2, sizeof a2);
+    std::memcpy(out + i + 24, &a3, sizeof a3);
   }
+  for (; i < n; ++i) {
+    float acc = 0.f;
+    for (int k = 0; k < taps; ++k) acc = acc + w[k] * src(k)[i];
+    out[i] = acc;
+  }
+}
+// A convolution along a row: src(k) = m + k * step.
+AUG_CLONES void conv_row(float* out, const float* m, int n, const float* w, int taps, int step) {
+  weighted_sum(out, [&](int k) { return m + k * step; }, n, w, taps);
+}
+// A weighted sum of rows.
+AUG_CLONES void sum_rows(float* out, const float* const* rows, int n, const float* w, int taps) {
+  weighted_sum(out, [&](int k) { return rows[k]; }, n, w, taps);
 }
 
 // The same for symmetric weights (w[k] == w[taps-1-k]): one multiply per pair of taps.
@@ -232,12 +264,10 @@ void separable_float(View<const float> in, View<float> out, const AxisTaps& h, c
     }
   }
   // Vertical pass, taps in order.
+  std::vector<const float*> rows(static_cast<std::size_t>(v.taps));
   for (int y = 0; y < out.height; ++y) {
-    float* dst = out.row(y);
-    std::fill(dst, dst + n, 0.f);
-    for (int t = 0; t < v.taps; ++t)
-      mac_row(dst, mid.data() + static_cast<std::size_t>(v.index[y * v.taps + t] - row0) * n, n,
-              v.fweight[y * v.taps + t]);
+    for (int t = 0; t < v.taps; ++t) rows[t] = mid.data() + static_cast<std::size_t>(v.index[y * v.taps + t] - row0) * n;
+    sum_rows(out.row(y), rows.data(), n, v.fweight + y * v.taps, v.taps);
   }
 }
 
@@ -352,48 +382,268 @@ void planckian(View<const T> in, View<T> out, float r_w, float b_w) {
   }
 }
 
-template <class T>
-void elastic(View<const T> in, View<T> out, const ElasticArgs& a) {
+namespace {
+
+// elastic_noise over n consecutive pixels (vectorised: Philox is integer lane arithmetic).
+AUG_CLONES void noise_row(const KeyedStream& s, std::size_t first, int n, float* nx, float* ny) {
+  for (int i = 0; i < n; ++i) elastic_noise(s, first + static_cast<std::size_t>(i), nx[i], ny[i]);
+}
+
+// Source coordinates of a row: px[x] = elastic_source(x, alpha_x dx[x]), py[x] = elastic_source(y, alpha_y dy[x]).
+AUG_CLONES void source_row(float* px, float* py, const float* dx, const float* dy, int y, const ElasticArgs& a, int W,
+                           int H) {
+  for (int x = 0; x < W; ++x) {
+    px[x] = elastic_source(x, a.alpha_x * dx[x], W, a.padding);
+    py[x] = elastic_source(y, a.alpha_y * dy[x], H, a.padding);
+  }
+}
+
+// 8- and 16-bit bilinear sampling of a row: elastic_sample_at's fixed-point taps, with the
+// all-inside case in 32-bit arithmetic (the weights total 2^15, so the sums fit and the rounded
+// result needs no clamp) and the border cases left to elastic_sample_at itself.
+// Source coordinates in 1/32 pixel, RNE(p * 32) (|p| < 2^26, so 32 bits hold them).
+AUG_CLONES void fixed_coords(int* __restrict X, int* __restrict Y, const float* px, const float* py, int n) {
+  for (int x = 0; x < n; ++x) {
+    X[x] = static_cast<int>(__builtin_rintf(px[x] * 32.f));
+    Y[x] = static_cast<int>(__builtin_rintf(py[x] * 32.f));
+  }
+}
+
+template <class T, int C>
+void sample_row_fixed(const View<const T>& in, T* d, const float* px, const float* py, int n, const ElasticArgs& a,
+                      int* fixed) {
   const int W = in.width, H = in.height;
-  const std::size_t n = static_cast<std::size_t>(W) * H;
-  std::vector<float> noise_x(n), noise_y(n), sx(n), sy(n);
-  for (std::size_t i = 0; i < n; ++i) elastic_noise(a.stream, i, noise_x[i], noise_y[i]);
-  // Along x: a convolution away from the borders, zero padding near them (taps in order).
-  const int r = a.kx_size / 2;
-  const int x0 = std::min(r, W), x1 = std::max(x0, W - r);
-  for (int y = 0; y < H; ++y) {
-    const std::size_t row = static_cast<std::size_t>(y) * W;
-    for (const auto& [src, dst] : {std::pair{&noise_x, &sx}, std::pair{&noise_y, &sy}}) {
-      const float* s = src->data() + row;
-      float* d = dst->data() + row;
-      auto edge = [&](int x) {
-        float acc = 0.f;
-        for (int k = 0; k < a.kx_size; ++k) {
-          const int xi = x + k - r;
-          if (xi >= 0 && xi < W) acc = acc + a.kx[k] * s[xi];
-        }
-        d[x] = acc;
-      };
-      for (int x = 0; x < x0; ++x) edge(x);
-      if (x1 > x0) conv_row(d + x0, s + x0 - r, x1 - x0, a.kx, a.kx_size, 1);
-      for (int x = x1; x < W; ++x) edge(x);
+  fixed_coords(fixed, fixed + n, px, py, n);
+  for (int x = 0; x < n; ++x) {
+    const int X = fixed[x], Y = fixed[n + x];
+    const int x0 = X >> 5, y0 = Y >> 5;
+    if (x0 < 0 || y0 < 0 || x0 + 1 >= W || y0 + 1 >= H) {
+      elastic_sample_at(in, d + x * C, px[x], py[x], a);
+      continue;
+    }
+    const auto fx = static_cast<std::uint32_t>(X & 31), fy = static_cast<std::uint32_t>(Y & 31);
+    const std::uint32_t w0 = (32 - fx) * (32 - fy) * 32, w1 = fx * (32 - fy) * 32, w2 = (32 - fx) * fy * 32, w3 = fx * fy * 32;
+    const T* r0 = in.row(y0) + x0 * C;
+    const T* r1 = in.row(y0 + 1) + x0 * C;
+    for (int c = 0; c < C; ++c)
+      d[x * C + c] = static_cast<T>((w0 * r0[c] + w1 * r0[C + c] + w2 * r1[c] + w3 * r1[C + c] + 16384u) >> 15);
+  }
+}
+
+// `fixed` holds 2n ints.
+template <class T>
+void sample_row(const View<const T>& in, T* d, const float* px, const float* py, int n, const ElasticArgs& a,
+                int* fixed) {
+  if constexpr (!std::is_same_v<T, float>) {
+    if (!a.nearest) {
+      switch (in.channels) {
+        case 1: return sample_row_fixed<T, 1>(in, d, px, py, n, a, fixed);
+        case 3: return sample_row_fixed<T, 3>(in, d, px, py, n, a, fixed);
+        case 4: return sample_row_fixed<T, 4>(in, d, px, py, n, a, fixed);
+        default: break;
+      }
     }
   }
-  // Along y, then the displaced sampling.
-  std::vector<float> ax(static_cast<std::size_t>(W)), ay(static_cast<std::size_t>(W));
-  const int ry = a.ky_size / 2;
+  for (int x = 0; x < n; ++x) elastic_sample_at(in, d + x * in.channels, px[x], py[x], a);
+}
+
+}  // namespace
+
+// Streams the rows: the x-smoothed noise rows live in a ring of ky_size rows, each made just
+// before the first output row that needs it, so the scratch is O(width x kernel height).
+template <class T>
+void elastic(View<const T> in, View<T> out, const ElasticArgs& a) {
+  const int W = in.width, H = in.height, K = a.ky_size, ry = K / 2;
+  const auto w = static_cast<std::size_t>(W);
+  // Noise rows with kx_size / 2 zeros on either side: the x smoothing becomes one convolution
+  // whose out-of-image terms add +0, which leaves every sum as the kernels' skipping leaves it.
+  const int rx = a.kx_size / 2;
+  const std::size_t padded = w + 2 * static_cast<std::size_t>(rx);
+  std::vector<float> ring(2 * static_cast<std::size_t>(K) * w), noise(2 * padded), acc(2 * w), src(2 * w);
+  float* nx = noise.data() + rx;
+  float* ny = nx + padded;
+  float* ax = acc.data();
+  float* ay = ax + w;
+  float* px = src.data();
+  float* py = px + w;
+  std::vector<const float*> rows_x(static_cast<std::size_t>(K)), rows_y(rows_x.size());
+  std::vector<int> fixed(2 * w);
+  auto smoothed_x = [&](int row) { return ring.data() + static_cast<std::size_t>(row % K) * 2 * w; };
+  auto smoothed_y = [&](int row) { return smoothed_x(row) + w; };
+  int made = 0;  // rows [0, made) have been smoothed along x
   for (int y = 0; y < H; ++y) {
-    std::fill(ax.begin(), ax.end(), 0.f);
-    std::fill(ay.begin(), ay.end(), 0.f);
-    for (int k = 0; k < a.ky_size; ++k) {
-      const int yi = y + k - ry;
-      if (yi < 0 || yi >= H) continue;
-      mac_row(ax.data(), sx.data() + static_cast<std::size_t>(yi) * W, W, a.ky[k]);
-      mac_row(ay.data(), sy.data() + static_cast<std::size_t>(yi) * W, W, a.ky[k]);
+    for (; made < H && made <= y + K - 1 - ry; ++made) {
+      noise_row(a.stream, static_cast<std::size_t>(made) * w, W, nx, ny);
+      conv_row(smoothed_x(made), nx - rx, W, a.kx, a.kx_size, 1);
+      conv_row(smoothed_y(made), ny - rx, W, a.kx, a.kx_size, 1);
     }
-    T* d = out.row(y);
-    for (int x = 0; x < W; ++x)
-      elastic_sample(in, d + x * out.channels, x, y, a.alpha_x * ax[x], a.alpha_y * ay[x], a);
+    // The rows inside the image, taps in order (zero padding skips the others).
+    const int k0 = std::max(0, ry - y), k1 = std::min(K, H + ry - y);
+    for (int k = k0; k < k1; ++k) {
+      rows_x[k - k0] = smoothed_x(y + k - ry);
+      rows_y[k - k0] = smoothed_y(y + k - ry);
+    }
+    sum_rows(ax, rows_x.data(), W, a.ky + k0, k1 - k0);
+    sum_rows(ay, rows_y.data(), W, a.ky + k0, k1 - k0);
+    source_row(px, py, ax, ay, y, a, W, H);
+    sample_row(in, out.row(y), px, py, W, a, fixed.data());
+  }
+}
+
+namespace {
+
+// Row kernels: each body is written once as a template and cloned for AVX2 through the wrappers.
+template <class T>
+[[gnu::always_inline]] inline void ycc_body(float* __restrict y, float* __restrict cb, float* __restrict cr,
+                                            const T* __restrict s, int w, int wp, int C) {
+  for (int x = 0; x < w; ++x) kornia_ycc(to_unit(s[x * C]), to_unit(s[x * C + 1]), to_unit(s[x * C + 2]), y[x], cb[x], cr[x]);
+  for (int x = w; x < wp; ++x) {  // the padding replicates the last column
+    y[x] = y[w - 1];
+    cb[x] = cb[w - 1];
+    cr[x] = cr[w - 1];
+  }
+}
+AUG_CLONES void ycc_row(float* y, float* cb, float* cr, const std::uint8_t* s, int w, int wp, int C) {
+  ycc_body(y, cb, cr, s, w, wp, C);
+}
+template <class T>
+void ycc_row(float* y, float* cb, float* cr, const T* s, int w, int wp, int C) {
+  ycc_body(y, cb, cr, s, w, wp, C);
+}
+
+// d[x] = blur3(s[x - 1], s[x], s[x + 1]), reflected at both ends (n >= 2).
+AUG_CLONES void blur3_row(float* __restrict d, const float* s, int n, const float* t) {
+  d[0] = kornia_blur3(t, s[1], s[0], s[1]);
+  for (int x = 1; x < n - 1; ++x) d[x] = kornia_blur3(t, s[x - 1], s[x], s[x + 1]);
+  d[n - 1] = kornia_blur3(t, s[n - 2], s[n - 1], s[n - 2]);
+}
+// d[x] = blur3(a[x], b[x], c[x]): the blur across three rows.
+AUG_CLONES void blur3_rows(float* __restrict d, const float* a, const float* b, const float* c, int n, const float* t) {
+  for (int x = 0; x < n; ++x) d[x] = kornia_blur3(t, a[x], b[x], c[x]);
+}
+// d[j] = the mean of the 2x2 block at column 2j of rows a, b.
+AUG_CLONES void halve_row(float* __restrict d, const float* a, const float* b, int n) {
+  for (int j = 0; j < n; ++j) d[j] = kornia_mean4(a[2 * j], a[2 * j + 1], b[2 * j], b[2 * j + 1]);
+}
+
+// A row of 8x8 blocks, each as kernels/jpeg.cu's kornia_block computes it, with each pass as
+// eight sums at once (one per lane) that still add their terms in index order.
+AUG_CLONES void kornia_block_row(float* f, int pitch, int blocks, const float* q, const KorniaJpegTables& t) {
+  f8 basis[8], basis_t[8], scale[8], quant[8];  // rows: basis[y] over v, basis_t[v] over y
+  for (int i = 0; i < 8; ++i) {
+    load8(basis[i], t.basis[i]);
+    load8(scale[i], t.scale[i]);
+    load8(quant[i], q + 8 * i);
+    for (int j = 0; j < 8; ++j) basis_t[i][j] = t.basis[j][i];
+  }
+  for (int b = 0; b < blocks; ++b, f += 8) {
+    f8 tmp[8], F[8];
+    for (int x = 0; x < 8; ++x) {  // tmp[x][v] = sum_y (f[x][y] - 128) basis[y][v]
+      f8 a;
+      load8(a, f + x * pitch);
+      a = a - 128.f;
+      f8 s = {};
+      for (int y = 0; y < 8; ++y) s = s + a[y] * basis[y];
+      tmp[x] = s;
+    }
+    for (int u = 0; u < 8; ++u) {  // F[u][v] = quantise(sum_x basis[x][u] tmp[x][v])
+      f8 s = {};
+      for (int x = 0; x < 8; ++x) s = s + t.basis[x][u] * tmp[x];
+      for (int v = 0; v < 8; ++v) F[u][v] = kornia_quantise(s[v], scale[u][v], quant[u][v]);
+    }
+    for (int x = 0; x < 8; ++x) {  // tmp[x][v] = sum_u basis[x][u] F[u][v]
+      f8 s = {};
+      for (int u = 0; u < 8; ++u) s = s + t.basis[x][u] * F[u];
+      tmp[x] = s;
+    }
+    for (int x = 0; x < 8; ++x) {  // f[x][y] = sum_v basis[y][v] tmp[x][v] + 128
+      f8 s = {};
+      for (int v = 0; v < 8; ++v) s = s + basis_t[v] * tmp[x][v];
+      s = s + 128.f;
+      std::memcpy(f + x * pitch, &s, sizeof s);
+    }
+  }
+}
+
+// An output row: the chroma rows upsampled x2 (columns from precomputed taps), YCbCr -> RGB as
+// planar values, then interleaved.
+struct DecodeRow {
+  const float *y, *cb0, *cb1, *cr0, *cr1;  // luma row; the two chroma rows of each plane
+  const int *x0, *x1;
+  const float* lx;
+  float ly;
+  float *cb, *cr, *r, *g, *b;  // w floats each
+};
+AUG_CLONES void upsample_row(float* __restrict d, const float* r0, const float* r1, const int* x0, const int* x1, const float* lx,
+                             float ly, int w) {
+  for (int x = 0; x < w; ++x) d[x] = kornia_bilinear(r0[x0[x]], r0[x1[x]], r1[x0[x]], r1[x1[x]], lx[x], ly);
+}
+AUG_CLONES void rgb_row(float* __restrict r, float* __restrict g, float* __restrict b, const float* __restrict y,
+                        const float* __restrict cb, const float* __restrict cr, int w) {
+  for (int x = 0; x < w; ++x) kornia_rgb(y[x], cb[x], cr[x], r[x], g[x], b[x]);
+}
+// from_unit's RNE(v * max) for v in [0, 1], kept as floats so that the loop vectorises; the
+// integer conversion after it is exact.
+AUG_CLONES void scale_round_row(float* v, int n, float max) {
+  for (int i = 0; i < n; ++i) v[i] = __builtin_rintf(v[i] * max);
+}
+template <class T>
+void decode_row(T* d, const T* in, const DecodeRow& a, int w, int C) {
+  upsample_row(a.cb, a.cb0, a.cb1, a.x0, a.x1, a.lx, a.ly, w);
+  upsample_row(a.cr, a.cr0, a.cr1, a.x0, a.x1, a.lx, a.ly, w);
+  rgb_row(a.r, a.g, a.b, a.y, a.cb, a.cr, w);
+  if constexpr (!std::is_same_v<T, float>)
+    for (float* v : {a.r, a.g, a.b}) scale_round_row(v, w, static_cast<float>(SampleTraits<T>::max));
+  for (int x = 0; x < w; ++x) {
+    d[x * C] = static_cast<T>(a.r[x]);
+    d[x * C + 1] = static_cast<T>(a.g[x]);
+    d[x * C + 2] = static_cast<T>(a.b[x]);
+    if (C == 4) d[x * C + 3] = in[x * C + 3];
+  }
+}
+
+}  // namespace
+
+template <class T>
+void jpeg_kornia(View<const T> in, View<T> out, const KorniaJpegTables& t, void* scratch) {
+  const KorniaPlanes p = KorniaPlanes::make(in.width, in.height, scratch);
+  const int wp = p.wp, hp = p.hp, cw = wp / 2, ch = hp / 2;
+  auto row = [](float* plane, int pitch, int y) { return plane + static_cast<std::size_t>(y) * pitch; };
+  // Colour conversion, padding rows replicate the last row; the blur along x.
+  for (int y = 0; y < hp; ++y) {
+    ycc_row(row(p.y, wp, y), row(p.cb, wp, y), row(p.cr, wp, y), in.row(std::min(y, p.h - 1)), p.w, wp, in.channels);
+    blur3_row(row(p.tmp_cb, wp, y), row(p.cb, wp, y), wp, t.blur);
+    blur3_row(row(p.tmp_cr, wp, y), row(p.cr, wp, y), wp, t.blur);
+  }
+  // The blur along y and the halving; p.cb and p.cr are free again and hold the blurred rows.
+  for (int i = 0; i < ch; ++i)
+    for (auto [src, dst] : {std::pair{p.tmp_cb, p.cbs}, std::pair{p.tmp_cr, p.crs}}) {
+      float* upper = p.cb;
+      float* lower = p.cb + wp;
+      for (int k = 0; k < 2; ++k) {
+        const int y = 2 * i + k;
+        blur3_rows(k == 0 ? upper : lower, row(src, wp, kornia_reflect(y - 1, hp)), row(src, wp, y),
+                   row(src, wp, kornia_reflect(y + 1, hp)), wp, t.blur);
+      }
+      halve_row(row(dst, cw, i), upper, lower, cw);
+    }
+  // The blocks.
+  for (int by = 0; by < hp / 8; ++by) kornia_block_row(row(p.y, wp, 8 * by), wp, wp / 8, t.q_luma, t);
+  for (float* plane : {p.cbs, p.crs})
+    for (int by = 0; by < ch / 8; ++by) kornia_block_row(row(plane, cw, 8 * by), cw, cw / 8, t.q_chroma, t);
+  // Upsampling and back to RGB; the column taps once for the image.
+  const auto w = static_cast<std::size_t>(in.width);
+  std::vector<int> x0(w), x1(w);
+  std::vector<float> lx(w), rows(5 * w);
+  for (int x = 0; x < in.width; ++x) kornia_half_pixel(x, cw, x0[x], x1[x], lx[x]);
+  for (int y = 0; y < in.height; ++y) {
+    int y0, y1;
+    float ly;
+    kornia_half_pixel(y, ch, y0, y1, ly);
+    const DecodeRow r{row(p.y, wp, y), row(p.cbs, cw, y0), row(p.cbs, cw, y1), row(p.crs, cw, y0), row(p.crs, cw, y1),
+                      x0.data(), x1.data(), lx.data(), ly, rows.data(), rows.data() + w, rows.data() + 2 * w,
+                      rows.data() + 3 * w, rows.data() + 4 * w};
+    decode_row(out.row(y), in.row(y), r, in.width, out.channels);
   }
 }
 
@@ -412,5 +662,8 @@ template void planckian<float>(View<const float>, View<float>, float, float);
 template void elastic<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const ElasticArgs&);
 template void elastic<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const ElasticArgs&);
 template void elastic<float>(View<const float>, View<float>, const ElasticArgs&);
+template void jpeg_kornia<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const KorniaJpegTables&, void*);
+template void jpeg_kornia<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const KorniaJpegTables&, void*);
+template void jpeg_kornia<float>(View<const float>, View<float>, const KorniaJpegTables&, void*);
 
 }  // namespace aug::k::cpu

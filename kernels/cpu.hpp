@@ -6,6 +6,7 @@
 #include "channel_gain.hpp"
 #include "elastic.hpp"
 #include "illumination.hpp"
+#include "jpeg.hpp"
 #include "planckian.hpp"
 #include "separable.hpp"
 
@@ -34,5 +35,10 @@ void planckian(View<const T> in, View<T> out, float r_w, float b_w);
 // as row loops with the kernels' tap order.
 template <class T>
 void elastic(View<const T> in, View<T> out, const ElasticArgs& args);
+
+// kernels/jpeg.hpp's kornia mode on the host: rows and rows of blocks, the same binary32
+// operations in the same order; `scratch` holds jpeg_kornia_scratch_bytes.
+template <class T>
+void jpeg_kornia(View<const T> in, View<T> out, const KorniaJpegTables& tables, void* scratch);
 
 }  // namespace aug::k::cpu

@@ -65,11 +65,10 @@ AUG_HD float elastic_source(int i, float d, int size, int padding) {
   return p;
 }
 
-// Output pixel (x, y) of `in` displaced by (dx, dy).
+// `in` sampled at source coordinates (px, py) from elastic_source.
 template <class T>
-AUG_HD void elastic_sample(const View<const T>& in, T* out, int x, int y, float dx, float dy, const ElasticArgs& a) {
+AUG_HD void elastic_sample_at(const View<const T>& in, T* out, float px, float py, const ElasticArgs& a) {
   const int W = in.width, H = in.height, C = in.channels;
-  const float px = elastic_source(x, dx, W, a.padding), py = elastic_source(y, dy, H, a.padding);
   const bool zeros = a.padding == kPadZeros;
   auto inside = [&](int ix, int iy) { return ix >= 0 && ix < W && iy >= 0 && iy < H; };
   auto clamp_x = [&](int ix) { return ix < 0 ? 0 : (ix >= W ? W - 1 : ix); };
@@ -116,6 +115,12 @@ AUG_HD void elastic_sample(const View<const T>& in, T* out, int x, int y, float 
       out[c] = saturate<T>(round_shift(acc, 15));
     }
   }
+}
+
+// Output pixel (x, y) of `in` displaced by (dx, dy).
+template <class T>
+AUG_HD void elastic_sample(const View<const T>& in, T* out, int x, int y, float dx, float dy, const ElasticArgs& a) {
+  elastic_sample_at(in, out, elastic_source(x, dx, in.width, a.padding), elastic_source(y, dy, in.height, a.padding), a);
 }
 
 }  // namespace aug::k

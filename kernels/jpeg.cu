@@ -239,56 +239,25 @@ struct Decode {  // upsample, YCbCr -> RGB (jdcolor.c), crop; alpha carried
 // ---------------------------------------------------------------------------------------------
 // kornia mode (kornia-stages.md §3.2)
 
-struct KorniaPlanes {
-  int w, h, wp, hp;  // image; padded to multiples of 16
-  float *y, *cb, *cr, *tmp_cb, *tmp_cr, *cbs, *crs;  // full-size planes, then half-size chroma
-
-  AUG_HD static KorniaPlanes make(int w, int h, void* scratch) {
-    KorniaPlanes p{w, h, (w + 15) / 16 * 16, (h + 15) / 16 * 16, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-    auto* f = static_cast<float*>(scratch);
-    const std::size_t full = static_cast<std::size_t>(p.wp) * p.hp, half = full / 4;
-    p.y = f;
-    p.cb = f + full;
-    p.cr = f + 2 * full;
-    p.tmp_cb = f + 3 * full;
-    p.tmp_cr = f + 4 * full;
-    p.cbs = f + 5 * full;
-    p.crs = p.cbs + half;
-    return p;
-  }
-};
-
 template <class T>
 struct KorniaYcc {  // padded (edges replicated) RGB -> YCbCr on [0, 255]
   View<const T> in;
   KorniaPlanes p;
   AUG_HD void operator()(int x, int y) const {
     const T* s = in.row(y < p.h ? y : p.h - 1) + (x < p.w ? x : p.w - 1) * in.channels;
-    const float r = to_unit(s[0]), g = to_unit(s[1]), b = to_unit(s[2]);
-    const float Y = 0.299f * r + 0.587f * g + 0.114f * b;
-    const float cb = (b - Y) * 0.564f + 0.5f, cr = (r - Y) * 0.713f + 0.5f;
     const std::size_t at = static_cast<std::size_t>(y) * p.wp + x;
-    p.y[at] = Y * 255.f;
-    p.cb[at] = cb * 255.f;
-    p.cr[at] = cr * 255.f;
+    kornia_ycc(to_unit(s[0]), to_unit(s[1]), to_unit(s[2]), p.y[at], p.cb[at], p.cr[at]);
   }
 };
-
-AUG_HD int reflect(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - 2 - i : i); }
 
 struct ChromaBlurX {  // 3-tap Gaussian along x, reflect border
   KorniaPlanes p;
   const KorniaJpegTables* t;
   AUG_HD void operator()(int x, int y) const {
     const std::size_t row = static_cast<std::size_t>(y) * p.wp;
-    float cb = 0.f, cr = 0.f;
-    for (int k = 0; k < 3; ++k) {
-      const std::size_t at = row + reflect(x + k - 1, p.wp);
-      cb = cb + t->blur[k] * p.cb[at];
-      cr = cr + t->blur[k] * p.cr[at];
-    }
-    p.tmp_cb[row + x] = cb;
-    p.tmp_cr[row + x] = cr;
+    const std::size_t l = row + kornia_reflect(x - 1, p.wp), r = row + kornia_reflect(x + 1, p.wp);
+    p.tmp_cb[row + x] = kornia_blur3(t->blur, p.cb[l], p.cb[row + x], p.cb[r]);
+    p.tmp_cr[row + x] = kornia_blur3(t->blur, p.cr[l], p.cr[row + x], p.cr[r]);
   }
 };
 
@@ -296,14 +265,12 @@ struct ChromaHalve {  // the blur along y at the 2x2 block, then bilinear x0.5 =
   KorniaPlanes p;
   const KorniaJpegTables* t;
   AUG_HD float blurred(const float* plane, int y, int x) const {
-    float v = 0.f;
-    for (int k = 0; k < 3; ++k) v = v + t->blur[k] * plane[static_cast<std::size_t>(reflect(y + k - 1, p.hp)) * p.wp + x];
-    return v;
+    auto at = [&](int row) { return plane[static_cast<std::size_t>(kornia_reflect(row, p.hp)) * p.wp + x]; };
+    return kornia_blur3(t->blur, at(y - 1), at(y), at(y + 1));
   }
   AUG_HD float mean(const float* plane, int i, int j) const {
-    const float a = blurred(plane, 2 * i, 2 * j), b = blurred(plane, 2 * i, 2 * j + 1);
-    const float c = blurred(plane, 2 * i + 1, 2 * j), d = blurred(plane, 2 * i + 1, 2 * j + 1);
-    return 0.5f * (0.5f * a + 0.5f * b) + 0.5f * (0.5f * c + 0.5f * d);
+    return kornia_mean4(blurred(plane, 2 * i, 2 * j), blurred(plane, 2 * i, 2 * j + 1), blurred(plane, 2 * i + 1, 2 * j),
+                        blurred(plane, 2 * i + 1, 2 * j + 1));
   }
   AUG_HD void operator()(int j, int i) const {
     const std::size_t at = static_cast<std::size_t>(i) * (p.wp / 2) + j;
@@ -312,14 +279,7 @@ struct ChromaHalve {  // the blur along y at the 2x2 block, then bilinear x0.5 =
   }
 };
 
-AUG_HD float dround(float x) {  // Shin et al.'s differentiable rounding: r + (x - r)^3
-  const float r = static_cast<float>(rne(x));
-  const float d = x - r;
-  return r + d * d * d;
-}
-
-// One 8x8 block in place: DCT, quantisation by dround(F / Q'), dequantisation, IDCT (separable,
-// sums in index order).
+// One 8x8 block in place: DCT, quantisation, dequantisation, IDCT (separable, sums in index order).
 AUG_HD void kornia_block(float* f, int pitch, const float* q, const KorniaJpegTables* t) {
   float tmp[8][8], F[8][8];
   for (int x = 0; x < 8; ++x)
@@ -332,8 +292,7 @@ AUG_HD void kornia_block(float* f, int pitch, const float* q, const KorniaJpegTa
     for (int v = 0; v < 8; ++v) {
       float s = 0.f;
       for (int x = 0; x < 8; ++x) s = s + t->basis[x][u] * tmp[x][v];
-      const float coef = t->scale[u][v] * s;
-      F[u][v] = t->scale[u][v] * (dround(coef / q[8 * u + v]) * q[8 * u + v]);
+      F[u][v] = kornia_quantise(s, t->scale[u][v], q[8 * u + v]);
     }
   for (int x = 0; x < 8; ++x)
     for (int v = 0; v < 8; ++v) {
@@ -367,37 +326,28 @@ struct KorniaBlocks {
   }
 };
 
-// PyTorch bilinear x2 (half-pixel, align_corners=False): source d/2 - 0.25, clamped at 0.
-AUG_HD void half_pixel(int d, int n, int& i0, int& i1, float& l1) {
-  float s = (static_cast<float>(d) + 0.5f) * 0.5f - 0.5f;
-  s = s < 0.f ? 0.f : s;
-  i0 = static_cast<int>(s);
-  i1 = i0 < n - 1 ? i0 + 1 : i0;
-  l1 = s - static_cast<float>(i0);
-}
-
 template <class T>
 struct KorniaDecode {  // chroma x2, YCbCr -> RGB on [0, 1], clamp, crop; alpha carried
   View<const T> in;
   View<T> out;
   KorniaPlanes p;
-  AUG_HD float up(const float* c, int x, int y) const {
-    const int cw = p.wp / 2, chh = p.hp / 2;
+  AUG_HD void operator()(int x, int y) const {
+    const int cw = p.wp / 2;
     int x0, x1, y0, y1;
     float lx, ly;
-    half_pixel(x, cw, x0, x1, lx);
-    half_pixel(y, chh, y0, y1, ly);
-    const float* r0 = c + static_cast<std::size_t>(y0) * cw;
-    const float* r1 = c + static_cast<std::size_t>(y1) * cw;
-    return (1.f - ly) * ((1.f - lx) * r0[x0] + lx * r0[x1]) + ly * ((1.f - lx) * r1[x0] + lx * r1[x1]);
-  }
-  AUG_HD void operator()(int x, int y) const {
-    const float Y = p.y[static_cast<std::size_t>(y) * p.wp + x] / 255.f;
-    const float cb = up(p.cbs, x, y) / 255.f - 0.5f, cr = up(p.crs, x, y) / 255.f - 0.5f;
+    kornia_half_pixel(x, cw, x0, x1, lx);
+    kornia_half_pixel(y, p.hp / 2, y0, y1, ly);
+    auto up = [&](const float* c) {
+      const float* r0 = c + static_cast<std::size_t>(y0) * cw;
+      const float* r1 = c + static_cast<std::size_t>(y1) * cw;
+      return kornia_bilinear(r0[x0], r0[x1], r1[x0], r1[x1], lx, ly);
+    };
+    float r, g, b;
+    kornia_rgb(p.y[static_cast<std::size_t>(y) * p.wp + x], up(p.cbs), up(p.crs), r, g, b);
     T* d = out.row(y) + x * out.channels;
-    d[0] = from_unit<T>(clamp01(Y + 1.403f * cr));
-    d[1] = from_unit<T>(clamp01(Y - 0.714f * cr - 0.344f * cb));
-    d[2] = from_unit<T>(clamp01(Y + 1.773f * cb));
+    d[0] = from_unit<T>(r);
+    d[1] = from_unit<T>(g);
+    d[2] = from_unit<T>(b);
     if (out.channels == 4) d[3] = in.row(y)[x * 4 + 3];
   }
 };
@@ -420,11 +370,6 @@ void jpeg_libjpeg(View<const T> in, View<T> out, const JpegQuant* quant, void* s
                              (color ? 2 * static_cast<std::size_t>(p.wc / 8) * (p.hc / 8) : 0);
   for_1d(Blocks{p, quant, color}, blocks, exec, "jpeg (DCT, quantisation, IDCT)");
   for_2d(Decode<T>{in, out, p}, out.width, out.height, exec, "jpeg (upsampling, colour conversion)");
-}
-
-std::size_t jpeg_kornia_scratch_bytes(int width, int height) {
-  const std::size_t full = static_cast<std::size_t>((width + 15) / 16 * 16) * ((height + 15) / 16 * 16);
-  return (5 * full + full / 2) * sizeof(float);
 }
 
 template <class T>

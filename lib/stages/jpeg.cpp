@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cpu.hpp"
 #include "kernels/jpeg.hpp"
 #include "lib/core/error.hpp"
 #include "lib/io/jpeg.hpp"
@@ -58,7 +59,14 @@ class JpegOp final : public Op {
   JpegOp(const Shape& s, bool kornia, double quality) : Op(s, s), kornia_(kornia), quality_(quality) {}
 
   void run_cpu(KernelContext& host, const ImageRef& in, const ImageRef& out) const override {
-    if (kornia_) return run_kernels(host, in, out);
+    if (kornia_) {
+      const k::KorniaJpegTables t = kornia_tables(static_cast<float>(quality_));
+      void* scratch = host.scratch(k::jpeg_kornia_scratch_bytes(in.shape.width, in.shape.height));
+      return with_sample_type(in.shape.dtype, [&](auto tag) {
+        using T = decltype(tag);
+        k::cpu::jpeg_kornia<T>(in.view<const T>(), out.view<T>(), t, scratch);
+      });
+    }
     // The codec itself: 8-bit gray or RGB in, the same out; alpha and sample types around it.
     const Shape& s = in.shape;
     if (s.dtype == DType::U8 && s.channels != 4) return jpeg_roundtrip(in, static_cast<int>(quality_), out);
