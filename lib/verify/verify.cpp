@@ -118,7 +118,7 @@ std::vector<Image> verify_devices(Context& ctx, const InputFile& file, const Ima
   plan = ctx.pipeline.plan(ctx.seed, file.rel, 0, input.shape());
   std::vector<Image> cpu_chain{input};
   std::vector<bool> diverged(devs.size(), false);
-  std::vector<Image> chain(devs.size());
+  std::vector<Image> chain(devs.size(), input);  // stages that `p` skips leave the image as it is
   double e2e_tolerance = 0;
   std::uint32_t index = 0;
   for (const Step& step : plan.steps) {

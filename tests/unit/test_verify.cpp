@@ -132,6 +132,40 @@ TEST(Verify, FindsAnInjectedOneValueDifferenceExactly) {
   EXPECT_NE(verify_html(r).find("<img"), std::string::npos);
 }
 
+// Stages that their `p` skips: nothing to compare for them, the image goes on unchanged, and
+// end to end the devices still agree (including an image on which every stage was skipped).
+TEST(Verify, SkippedStagesLeaveTheImageAsItIs) {
+  const Pipeline p = Pipeline::parse(R"({"version": 1, "stages": [
+      {"stage": "flip", "p": 0}, {"stage": "channel_gain", "r": 1.2, "p": 0.5}]})",
+                                     "skips.json");
+  std::vector<VerifyDevice> devices;
+  devices.push_back({"cpu", "reference", false, make_cpu_backend(2)});
+  devices.push_back({"cuda-emulated", "", false, make_emulated_backend(2)});
+  VerifyOptions o;
+  o.input = testing::samples_dir();
+  o.dtypes = {DType::U8, DType::F32};
+  o.threads = 2;
+  o.seed = 3;  // draws both outcomes of p = 0.5 over the six samples
+  const VerifyReport r = verify(p, devices, o);
+  ASSERT_FALSE(r.images.empty());
+  std::size_t untouched = 0, gained = 0;
+  for (const auto& im : r.images) {
+    EXPECT_EQ(im.error, "") << im.input;
+    ASSERT_FALSE(im.end_to_end.empty()) << im.input;
+    for (const auto& pr : im.end_to_end) {
+      EXPECT_EQ(pr.diff.values, im.shape.values()) << im.input;
+      if (pr.gating) {
+        EXPECT_EQ(pr.diff.differing, 0u) << im.input;
+      }
+    }
+    EXPECT_LE(im.stages.size(), 1u);
+    (im.stages.empty() ? untouched : gained) += 1;
+  }
+  EXPECT_GT(untouched, 0u);
+  EXPECT_GT(gained, 0u);
+  EXPECT_EQ(r.exit_code(), Exit::ok);
+}
+
 TEST(Verify, TypeComparisonCountsMatchAnIndependentComputation) {
   const Pipeline p = Pipeline::load_file((testing::source_dir() / "configs/bench-p1.json").string());
   std::vector<VerifyDevice> devices;
