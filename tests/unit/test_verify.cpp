@@ -12,6 +12,22 @@ namespace {
 
 Image noise(int w, int h, int c, std::uint32_t seed) { return testing::random_image({w, h, c, DType::U8}, seed); }
 
+std::vector<VerifyDevice> cpu_and_emulated(int threads) {
+  std::vector<VerifyDevice> devices;
+  devices.push_back({"cpu", "reference", false, make_cpu_backend(threads)});
+  devices.push_back({"cuda-emulated", "", false, make_emulated_backend(threads)});
+  return devices;
+}
+
+// The samples, each as 8-bit and as float.
+VerifyOptions samples_as_u8_and_f32(int threads) {
+  VerifyOptions o;
+  o.input = testing::samples_dir();
+  o.dtypes = {DType::U8, DType::F32};
+  o.threads = threads;
+  return o;
+}
+
 TEST(Compare, CountsWorstValueHistogramAndPsnr) {
   const Image a = noise(20, 10, 3, 1);
   Image b = a.clone();
@@ -138,13 +154,8 @@ TEST(Verify, SkippedStagesLeaveTheImageAsItIs) {
   const Pipeline p = Pipeline::parse(R"({"version": 1, "stages": [
       {"stage": "flip", "p": 0}, {"stage": "channel_gain", "r": 1.2, "p": 0.5}]})",
                                      "skips.json");
-  std::vector<VerifyDevice> devices;
-  devices.push_back({"cpu", "reference", false, make_cpu_backend(2)});
-  devices.push_back({"cuda-emulated", "", false, make_emulated_backend(2)});
-  VerifyOptions o;
-  o.input = testing::samples_dir();
-  o.dtypes = {DType::U8, DType::F32};
-  o.threads = 2;
+  std::vector<VerifyDevice> devices = cpu_and_emulated(2);
+  VerifyOptions o = samples_as_u8_and_f32(2);
   o.seed = 3;  // draws both outcomes of p = 0.5 over the six samples
   const VerifyReport r = verify(p, devices, o);
   ASSERT_FALSE(r.images.empty());
@@ -168,13 +179,8 @@ TEST(Verify, SkippedStagesLeaveTheImageAsItIs) {
 
 TEST(Verify, TypeComparisonCountsMatchAnIndependentComputation) {
   const Pipeline p = Pipeline::load_file((testing::source_dir() / "configs/bench-p1.json").string());
-  std::vector<VerifyDevice> devices;
-  devices.push_back({"cpu", "reference", false, make_cpu_backend(1)});
-  devices.push_back({"cuda-emulated", "", false, make_emulated_backend(1)});
-  VerifyOptions o;
-  o.input = testing::samples_dir();
-  o.dtypes = {DType::U8, DType::F32};
-  o.threads = 1;
+  std::vector<VerifyDevice> devices = cpu_and_emulated(1);
+  VerifyOptions o = samples_as_u8_and_f32(1);
   const VerifyReport r = verify(p, devices, o);
   EXPECT_EQ(r.exit_code(), Exit::ok);  // type differences inform, they do not fail
 
