@@ -398,9 +398,6 @@ AUG_CLONES void source_row(float* px, float* py, const float* dx, const float* d
   }
 }
 
-// 8- and 16-bit bilinear sampling of a row: elastic_sample_at's fixed-point taps, with the
-// all-inside case in 32-bit arithmetic (the weights total 2^15, so the sums fit and the rounded
-// result needs no clamp) and the border cases left to elastic_sample_at itself.
 // Source coordinates in 1/32 pixel, RNE(p * 32) (|p| < 2^26, so 32 bits hold them).
 AUG_CLONES void fixed_coords(int* __restrict X, int* __restrict Y, const float* px, const float* py, int n) {
   for (int x = 0; x < n; ++x) {
@@ -409,6 +406,9 @@ AUG_CLONES void fixed_coords(int* __restrict X, int* __restrict Y, const float* 
   }
 }
 
+// 8- and 16-bit bilinear sampling of a row: elastic_sample_at's fixed-point taps, with the
+// all-inside case in 32-bit arithmetic (the weights total 2^15, so the sums fit and the rounded
+// result needs no clamp) and the border cases left to elastic_sample_at itself.
 template <class T, int C>
 void sample_row_fixed(const View<const T>& in, T* d, const float* px, const float* py, int n, const ElasticArgs& a,
                       int* fixed) {
@@ -574,8 +574,8 @@ struct DecodeRow {
   float ly;
   float *cb, *cr, *r, *g, *b;  // w floats each
 };
-AUG_CLONES void upsample_row(float* __restrict d, const float* r0, const float* r1, const int* x0, const int* x1, const float* lx,
-                             float ly, int w) {
+AUG_CLONES void upsample_row(float* __restrict d, const float* r0, const float* r1, const int* x0, const int* x1,
+                             const float* lx, float ly, int w) {
   for (int x = 0; x < w; ++x) d[x] = kornia_bilinear(r0[x0[x]], r0[x1[x]], r1[x0[x]], r1[x1[x]], lx[x], ly);
 }
 AUG_CLONES void rgb_row(float* __restrict r, float* __restrict g, float* __restrict b, const float* __restrict y,
