@@ -45,6 +45,7 @@ inline constexpr const char* kParityStages[] = {
     R"({"stage": "elastic", "kernel_size": 9, "sigma": 1.5, "alpha": [3, 3], "interpolation": "nearest", "p": 1})",
     R"({"stage": "elastic", "kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "border", "p": 1})",
     R"({"stage": "elastic", "kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "reflection", "p": 1})",
+    R"({"stage": "elastic", "kernel_size": [31, 21], "sigma": [8, 5], "alpha": [0.5, 0.5], "p": 1})",
 };
 
 struct Input {
