@@ -15,15 +15,7 @@ struct GainPixel {
   AUG_HD void operator()(int x, int y) const {
     const T* s = in.row(y) + x * in.channels;
     T* d = out.row(y) + x * out.channels;
-    for (int c = 0; c < out.channels; ++c) {
-      if (c >= a.color_channels) {
-        d[c] = s[c];
-      } else if constexpr (std::is_same_v<T, float>) {
-        d[c] = clamp01(s[c] * a.gain[c]);
-      } else {
-        d[c] = saturate<T>(gain_fixed(s[c], a.fixed[c]));
-      }
-    }
+    for (int c = 0; c < out.channels; ++c) d[c] = gain_value(s[c], c, a);
   }
 };
 
@@ -41,21 +33,15 @@ struct GainFlat {
   int channels;
   GainArgs a;
 
-  AUG_HD T value(T s, int c) const {
-    if (c >= a.color_channels) return s;
-    if constexpr (std::is_same_v<T, float>) return clamp01(s * a.gain[c]);
-    else return saturate<T>(gain_fixed(s, a.fixed[c]));
-  }
-
   AUG_HD void operator()(std::size_t item) const {
     const std::size_t first = item * kPer;
     int c = static_cast<int>(first % channels);  // one division per pack, then the channel wraps
     if (first + kPer <= count) {
       Pack p = reinterpret_cast<const Pack*>(in)[item];
-      for (int j = 0; j < kPer; ++j, c = c + 1 == channels ? 0 : c + 1) p.v[j] = value(p.v[j], c);
+      for (int j = 0; j < kPer; ++j, c = c + 1 == channels ? 0 : c + 1) p.v[j] = gain_value(p.v[j], c, a);
       reinterpret_cast<Pack*>(out)[item] = p;
     } else {
-      for (std::size_t i = first; i < count; ++i, c = c + 1 == channels ? 0 : c + 1) out[i] = value(in[i], c);
+      for (std::size_t i = first; i < count; ++i, c = c + 1 == channels ? 0 : c + 1) out[i] = gain_value(in[i], c, a);
     }
   }
 };

@@ -21,4 +21,12 @@ void channel_gain(View<const T> in, View<T> out, const GainArgs& args, const Exe
 // The integer formula, shared with the CPU path's lookup tables.
 AUG_HD std::int64_t gain_fixed(std::int64_t v, std::int64_t g) { return round_shift(v * g, 16); }
 
+// One value `s` of channel `c`: the formula above for the sample type, alpha copied.
+template <class T>
+AUG_HD T gain_value(T s, int c, const GainArgs& a) {
+  if (c >= a.color_channels) return s;
+  if constexpr (std::is_same_v<T, float>) return clamp01(s * a.gain[c]);
+  else return saturate<T>(gain_fixed(s, a.fixed[c]));
+}
+
 }  // namespace aug::k

@@ -306,12 +306,7 @@ void channel_gain(View<const T> in, View<T> out, const GainArgs& a) {
     for (int y = 0; y < in.height; ++y) {
       const T* s = in.row(y);
       T* d = out.row(y);
-      for (int i = 0; i < n; ++i) {
-        const int c = i % C;
-        if (c >= a.color_channels) d[i] = s[i];
-        else if constexpr (std::is_same_v<T, float>) d[i] = clamp01(s[i] * a.gain[c]);
-        else d[i] = saturate<T>(gain_fixed(s[i], a.fixed[c]));
-      }
+      for (int i = 0; i < n; ++i) d[i] = gain_value(s[i], i % C, a);
     }
   }
 }
@@ -321,11 +316,11 @@ namespace {
 // Per value of a row: the 8-bit case cloned for AVX2, the others generic. `add` and `mul` hold one
 // value per sample of the row.
 // The 8-bit rows spell from_unit(clamp01(...)) with min/max and a 32-bit conversion, which the
-// compiler vectorises; the values are the same (the clamped result is in [0, 255]).
+// compiler vectorises best; the values are the same (the clamped result is in [0, 255]).
 AUG_CLONES void add_clamp_row(std::uint8_t* d, const std::uint8_t* s, const float* add, int n) {
   for (int i = 0; i < n; ++i) {
-    const float v = std::min(std::max(static_cast<float>(s[i]) / 255.f + add[i], 0.f), 1.f);
-    d[i] = static_cast<std::uint8_t>(static_cast<int>(__builtin_rintf(v * 255.f)));
+    const float v = std::min(std::max(to_unit(s[i]) + add[i], 0.f), 1.f);
+    d[i] = static_cast<std::uint8_t>(static_cast<int>(rne_float(v * 255.f)));
   }
 }
 template <class T>
@@ -334,8 +329,8 @@ void add_clamp_row(T* d, const T* s, const float* add, int n) {
 }
 AUG_CLONES void mul_min_row(std::uint8_t* d, const std::uint8_t* s, const float* mul, int n) {
   for (int i = 0; i < n; ++i) {
-    const float v = std::min(static_cast<float>(s[i]) / 255.f * mul[i], 1.f);  // >= 0 for 8-bit input
-    d[i] = static_cast<std::uint8_t>(static_cast<int>(__builtin_rintf(v * 255.f)));
+    const float v = planckian_value(to_unit(s[i]), mul[i]);  // >= 0 for 8-bit input
+    d[i] = static_cast<std::uint8_t>(static_cast<int>(rne_float(v * 255.f)));
   }
 }
 template <class T>
@@ -401,8 +396,8 @@ AUG_CLONES void source_row(float* px, float* py, const float* dx, const float* d
 // Source coordinates in 1/32 pixel, RNE(p * 32) (|p| < 2^26, so 32 bits hold them).
 AUG_CLONES void fixed_coords(int* __restrict X, int* __restrict Y, const float* px, const float* py, int n) {
   for (int x = 0; x < n; ++x) {
-    X[x] = static_cast<int>(__builtin_rintf(px[x] * 32.f));
-    Y[x] = static_cast<int>(__builtin_rintf(py[x] * 32.f));
+    X[x] = static_cast<int>(rne_float(px[x] * 32.f));
+    Y[x] = static_cast<int>(rne_float(py[x] * 32.f));
   }
 }
 
@@ -585,7 +580,7 @@ AUG_CLONES void rgb_row(float* __restrict r, float* __restrict g, float* __restr
 // from_unit's RNE(v * max) for v in [0, 1], kept as floats so that the loop vectorises; the
 // integer conversion after it is exact.
 AUG_CLONES void scale_round_row(float* v, int n, float max) {
-  for (int i = 0; i < n; ++i) v[i] = __builtin_rintf(v[i] * max);
+  for (int i = 0; i < n; ++i) v[i] = rne_float(v[i] * max);
 }
 template <class T>
 void decode_row(T* d, const T* in, const DecodeRow& a, int w, int C) {
