@@ -96,10 +96,12 @@ class Arena {
   std::size_t current_ = 0, offset_ = 0, used_ = 0;
 };
 
-// One worker's share of the device: a stream and its buffers.
+// One worker's share of the device: a stream and its buffers, created and destroyed with the
+// device current.
 struct Slot {
   explicit Slot(DeviceApi& api)
-      : stream(api.stream_create()),
+      : api(api),
+        stream(api.stream_create()),
         start(api.event_create()),
         end(api.event_create()),
         a(api, false),
@@ -109,7 +111,18 @@ struct Slot {
         tables(api, false),
         staging(api, true),
         scratch(api, false) {}
+  Slot(const Slot&) = delete;
+  ~Slot() {
+    try {
+      api.stream_sync(stream);
+      api.event_destroy(start);
+      api.event_destroy(end);
+      api.stream_destroy(stream);
+    } catch (...) {  // a faulted device: its error has been reported where it happened
+    }
+  }
 
+  DeviceApi& api;
   Stream stream;
   void *start, *end;             // events around each image's work
   double busy_ms = 0;
@@ -154,12 +167,6 @@ class GpuBackend final : public Backend {
 
   ~GpuBackend() override {
     guard(api_, device_);
-    for (auto& s : slots_) {
-      api_.stream_sync(s->stream);
-      api_.event_destroy(s->start);
-      api_.event_destroy(s->end);
-      api_.stream_destroy(s->stream);
-    }
     slots_.clear();
   }
 
@@ -210,15 +217,17 @@ class GpuBackend final : public Backend {
     for (const Work& w : work) {
       const Shape& out = w.op->out_shape();
       const ImageRef next{cur.data == s.a.data() ? s.b.data() : s.a.data(), out, out.row_bytes()};
-      const std::string where = w.step ? w.step->node->name + " (" + w.step->node->pointer + ")" : std::string("a stage");
+      auto where = [&] {
+        return w.step ? w.step->node->name + " (" + w.step->node->pointer + ")" : std::string("a stage");
+      };
       try {
         w.op->run_kernels(ctx, cur, next);
       } catch (const OutOfMemory& e) {
-        throw InputError(where + " on " + name_ + ": " + e.what());
+        throw InputError(where() + " on " + name_ + ": " + e.what());
       } catch (const DeviceError&) {
         throw;
       } catch (const std::exception& e) {
-        throw InputError(where + " failed on " + name_ + ": " + e.what());
+        throw InputError(where() + " failed on " + name_ + ": " + e.what());
       }
       cur = next;
     }
@@ -309,9 +318,6 @@ double time_kernels(DeviceApi& api, int device, const Op& op, const Image& in, i
     total += api.event_elapsed_ms(s.start, s.end);
     ctx.reset();
   }
-  api.event_destroy(s.start);
-  api.event_destroy(s.end);
-  api.stream_destroy(s.stream);
   return total / repeats;
 }
 
