@@ -125,7 +125,7 @@ std::string verify_table(const VerifyReport& r) {
   o << "augment verify-devices: " << r.pipeline_file << ", " << r.images.size() - errors << " image runs"
     << (dts.empty() ? " (types as decoded)" : " as " + join(dts, ", ")) << ", seed " << r.seed << tag << "\n";
   std::vector<std::string> devs;
-  for (const auto& [name, description] : r.devices) devs.push_back(name + " = " + description);
+  for (const auto& d : r.devices) devs.push_back(d.name + " = " + d.description);
   o << "devices: " << join(devs, "; ") << tag << "\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-4s %-44s %-26s %-8s %9s %10s %22s %-9s%s\n", "type", "stage", "compared", "verdict",
@@ -174,8 +174,8 @@ std::string verify_html(const VerifyReport& r) {
   o << "<p>Pipeline <code>" << html_escape(r.pipeline_file) << "</code>, seed " << r.seed << ", " << r.images.size()
     << " image runs, " << seconds << " s. Exit code " << static_cast<int>(r.exit_code()) << ".</p>";
   o << "<table><tr><th>device</th><th>what</th></tr>";
-  for (const auto& [name, description] : r.devices)
-    o << "<tr><td>" << html_escape(name) << "</td><td>" << html_escape(description) << "</td></tr>";
+  for (const auto& d : r.devices)
+    o << "<tr><td>" << html_escape(d.name) << "</td><td>" << html_escape(d.description) << "</td></tr>";
   o << "</table><table><tr><th>type</th><th>stage</th><th>compared</th><th>verdict</th><th>tolerance</th>"
        "<th>max diff</th><th>differing values</th><th>pattern</th></tr>";
   for (const Row& row : rows_of(r)) {

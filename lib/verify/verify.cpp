@@ -249,7 +249,7 @@ VerifyReport verify(const Pipeline& pipeline, std::vector<VerifyDevice>& devices
   report.seed = effective_seed(pipeline, o.seed);
   report.dtypes = o.dtypes;
   for (const auto& d : devices) {
-    report.devices.emplace_back(d.name, d.description);
+    report.devices.push_back({d.name, d.description, d.gpu});
     report.gpu_involved = report.gpu_involved || d.gpu;
   }
   Context ctx{pipeline, devices, o, report.seed, {}, {}};
@@ -291,8 +291,7 @@ nlohmann::json VerifyReport::to_json(const nlohmann::json& pipeline) const {
     return j;
   };
   json devs = json::array();
-  for (const auto& [name, description] : devices)
-    devs.push_back({{"name", name}, {"description", description}, {"gpu", name.rfind("cuda:", 0) == 0}});
+  for (const auto& d : devices) devs.push_back({{"name", d.name}, {"description", d.description}, {"gpu", d.gpu}});
   json imgs = json::array();
   for (const auto& im : images) {
     json j{{"input", im.input}};

@@ -76,8 +76,14 @@ struct Evidence {
   double max_abs = 0;
 };
 
+// A device as the report names it.
+struct ReportDevice {
+  std::string name, description;
+  bool gpu = false;
+};
+
 struct VerifyReport {
-  std::vector<std::pair<std::string, std::string>> devices;  // name, description
+  std::vector<ReportDevice> devices;
   bool gpu_involved = false;
   std::string pipeline_file;
   std::uint64_t seed = 0;
