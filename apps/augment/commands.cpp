@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -264,10 +265,10 @@ Exit Commands::verify_devices() {
   if (!verify_dtypes_.empty()) {
     std::stringstream in(verify_dtypes_);
     for (std::string t; std::getline(in, t, ',');) {
-      if (t == "u8") o.dtypes.push_back(DType::U8);
-      else if (t == "u16") o.dtypes.push_back(DType::U16);
-      else if (t == "f32") o.dtypes.push_back(DType::F32);
-      else throw UsageError("--dtypes: " + t + " is not u8, u16 or f32");
+      const DType all[] = {DType::U8, DType::U16, DType::F32};
+      const auto* d = std::find_if(std::begin(all), std::end(all), [&](DType x) { return t == dtype_name(x); });
+      if (d == std::end(all)) throw UsageError("--dtypes: " + t + " is not u8, u16 or f32");
+      o.dtypes.push_back(*d);
     }
   }
   for (const auto& t : tolerances_) {
