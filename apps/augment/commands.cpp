@@ -222,7 +222,6 @@ Exit Commands::schema() {
 
 Exit Commands::devices() {
   const gpu::Inventory inv = gpu::inventory();
-  auto version = [](int v) { return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : std::string("none"); };
   if (json_) {
     nlohmann::json devices = nlohmann::json::array();
     for (const auto& d : inv.devices)
@@ -232,15 +231,15 @@ Exit Commands::devices() {
                          {"memory_bytes", d.memory_bytes},
                          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)}});
     nlohmann::json j{{"built_with_cuda", inv.built_with_cuda},
-                     {"driver_version", version(inv.driver_version)},
-                     {"runtime_version", version(inv.runtime_version)},
+                     {"driver_version", gpu::cuda_version(inv.driver_version)},
+                     {"runtime_version", gpu::cuda_version(inv.runtime_version)},
                      {"devices", devices}};
     if (inv.devices.empty()) j["why_none"] = inv.why_none;
     std::cout << j.dump(2) << "\n";
     return Exit::ok;
   }
-  std::cout << "CUDA driver " << version(inv.driver_version) << ", runtime " << version(inv.runtime_version)
-            << (inv.built_with_cuda ? "" : " (built without CUDA)") << "\n";
+  std::cout << "CUDA driver " << gpu::cuda_version(inv.driver_version) << ", runtime "
+            << gpu::cuda_version(inv.runtime_version) << (inv.built_with_cuda ? "" : " (built without CUDA)") << "\n";
   if (inv.devices.empty()) {
     std::cout << "no usable CUDA GPU: " << inv.why_none << "\n";
     return Exit::ok;

@@ -42,8 +42,8 @@ class CudaApi final : public DeviceApi {
     const int driver = driver_version();
     if (driver == 0) why_none = "no NVIDIA driver is installed (libcuda.so.1 was not found)";
     else if (e == cudaErrorInsufficientDriver)
-      why_none = "the NVIDIA driver supports CUDA " + version(driver) + ", older than this build's CUDA runtime " +
-                 version(runtime_version());
+      why_none = "the NVIDIA driver supports CUDA " + cuda_version(driver) + ", older than this build's CUDA runtime " +
+                 cuda_version(runtime_version());
     else if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) why_none = "the NVIDIA driver finds no CUDA GPU";
     else why_none = std::string("the CUDA runtime reports: ") + cudaGetErrorString(e);
     return 0;
@@ -114,8 +114,6 @@ class CudaApi final : public DeviceApi {
     return ms;
   }
 
- private:
-  static std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 };
 
 }  // namespace

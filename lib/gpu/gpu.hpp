@@ -30,6 +30,9 @@ struct Inventory {
 
 Inventory inventory();
 
+// A CUDA version number as "13.0" (13000), or "none" for 0.
+std::string cuda_version(int v);
+
 // The backend on device `index`. Throws DeviceError listing the devices that exist.
 std::unique_ptr<Backend> open_backend(int index, int workers);
 

@@ -264,6 +264,10 @@ std::unique_ptr<Backend> make_gpu_backend(DeviceApi& api, int device, int worker
   return std::make_unique<GpuBackend>(api, device, workers, name, nullptr);
 }
 
+std::string cuda_version(int v) {
+  return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : std::string("none");
+}
+
 Inventory inventory() {
   Inventory inv;
   DeviceApi* api = cuda_runtime_api();

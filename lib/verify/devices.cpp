@@ -9,8 +9,6 @@ namespace aug {
 
 namespace {
 
-std::string version(int v) { return v ? std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "none"; }
-
 VerifyDevice cpu_device(int workers) {
   return {"cpu", "this CPU; the reference: every stage's input is the CPU's output of the stage before", false,
           make_cpu_backend(workers)};
@@ -24,7 +22,8 @@ VerifyDevice emulated_device(int workers) {
 VerifyDevice gpu_device(const gpu::Inventory& inv, const gpu::DeviceInfo& d, int workers) {
   std::ostringstream desc;
   desc << d.name << ", " << d.memory_bytes / (1 << 20) << " MiB, compute capability " << d.cc_major << "." << d.cc_minor
-       << ", driver " << version(inv.driver_version) << ", runtime " << version(inv.runtime_version);
+       << ", driver " << gpu::cuda_version(inv.driver_version)
+       << ", runtime " << gpu::cuda_version(inv.runtime_version);
   return {"cuda:" + std::to_string(d.index), desc.str(), true, gpu::open_backend(d.index, workers)};
 }
 
