@@ -76,6 +76,16 @@ struct StageSpec {
   Tolerance tolerance;
   nlohmann::ordered_json example;            // a stage object users can copy ("stage" first)
 
+  // What the generated tests and benchmarks run, as JSON parameter objects without "stage" ("p" is
+  // set to 1). `cases`: the configurations the catalog suite compares across backends on every
+  // dtype, channel count and odd size (at least one). `identity`: a configuration that leaves
+  // every image unchanged, bit for bit; empty when there is none, with the reason in `no_identity`.
+  // `bench`: the configurations bench/stages times on a 1080p photograph.
+  std::vector<std::string> cases;
+  std::string identity;
+  std::string no_identity;
+  std::vector<std::string> bench;
+
   const ParamSpec* find(const std::string& param) const;
   bool supports(DType t) const;
   bool supports_channels(int c) const;

@@ -31,6 +31,9 @@ const StageSpec& channel_gain_spec() {
       .tolerance = {.reason = "integer images: the same integer formula on every backend; float images: one "
                               "IEEE multiply and a clamp"},
       .example = {{"stage", "channel_gain"}, {"r", 1.1}, {"g", 1.0}, {"b", 0.85}},
+      .cases = {R"({"r": 1.3, "g": 0.7, "b": 2.2})"},
+      .identity = R"({"r": 1, "g": 1, "b": 1})",
+      .bench = {R"({"r": 1.1, "g": 1.0, "b": 0.85})"},
   };
   return spec;
 }

@@ -28,6 +28,10 @@ const StageSpec& crop_spec() {
                   .choices = {"center", "random"}}},
       .tolerance = {.reason = "pixels are moved, never computed"},
       .example = {{"stage", "crop"}, {"size", {224, 224}}, {"position", "random"}},
+      .cases = {R"({"size": [1, 1], "position": "random"})",
+                R"({"size": [2, 3]})"},
+      .no_identity = "the window has a fixed size; a crop of the whole image is one only for images of that size",
+      .bench = {R"({"size": [1280, 720]})"},
   };
   return spec;
 }

@@ -59,6 +59,13 @@ const StageSpec& elastic_spec() {
       .tolerance = {.reason = "noise from the same counter-based generator, smoothing and coordinates in the same "
                               "binary32 operations and order on every backend; integer sampling in fixed point"},
       .example = {{"stage", "elastic"}, {"kernel_size", {63, 63}}, {"sigma", {32, 32}}, {"alpha", {1, 1}}},
+      .cases = {R"({"kernel_size": [7, 5], "sigma": [2, 3], "alpha": [4, 2]})",
+                R"({"kernel_size": 9, "sigma": 1.5, "alpha": [3, 3], "interpolation": "nearest"})",
+                R"({"kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "border"})",
+                R"({"kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "reflection"})",
+                R"({"kernel_size": [31, 21], "sigma": [8, 5], "alpha": [0.5, 0.5]})"},
+      .identity = R"({"alpha": [0, 0], "kernel_size": 5, "sigma": 2})",
+      .bench = {R"({})", R"({"kernel_size": [31, 31], "sigma": [8, 8]})"},
   };
   return spec;
 }

@@ -21,6 +21,10 @@ const StageSpec& flip_spec() {
                   .choices = {"horizontal", "vertical"}}},
       .tolerance = {.reason = "pixels are moved, never computed"},
       .example = {{"stage", "flip"}, {"direction", {"horizontal", "vertical"}}, {"p", 0.5}},
+      .cases = {R"({"direction": "horizontal"})",
+                R"({"direction": "vertical"})"},
+      .no_identity = "every direction mirrors the image",
+      .bench = {R"({"direction": "horizontal"})"},
   };
   return spec;
 }

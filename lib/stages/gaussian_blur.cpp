@@ -42,6 +42,12 @@ const StageSpec& gaussian_blur_spec() {
                     .reason = "integer images: integer arithmetic over taps computed once on the host; float "
                               "images: the same binary32 sums in the same order, no FMA contraction"},
       .example = {{"stage", "gaussian_blur"}, {"sigma", {0.1, 2.0}}, {"p", 0.5}},
+      .cases = {R"({"sigma": 1.0, "kernel_size": 7})",
+                R"({"sigma": 2.5, "border": "constant"})",
+                R"({"sigma": 0.8, "border": "replicate"})",
+                R"({"sigma": 6})"},
+      .identity = R"({"sigma": 1, "kernel_size": 1})",
+      .bench = {R"({"sigma": 1.0, "kernel_size": 7})", R"({"sigma": 3.0})"},
   };
   return spec;
 }

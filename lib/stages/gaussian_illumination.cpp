@@ -42,6 +42,10 @@ const StageSpec& gaussian_illumination_spec() {
       .tolerance = {.reason = "the profiles are computed once on the host; every backend does the same binary32 "
                               "operations in the same order, no FMA"},
       .example = {{"stage", "gaussian_illumination"}, {"gain", {0.01, 0.15}}, {"p", 0.5}},
+      .cases = {R"({"gain": [0.05, 0.3], "sign": [-1, 1]})",
+                R"({"gain": 0.5, "center": 0.3, "sigma": 0.1, "sign": 1})"},
+      .identity = R"({"gain": 0})",
+      .bench = {R"({})"},
   };
   return spec;
 }

@@ -50,6 +50,13 @@ const StageSpec& jpeg_spec() {
       .tolerance = {.reason = "libjpeg mode: integer arithmetic equal to libjpeg-turbo's; kornia mode: tables from the "
                               "host and the same binary32 operations in the same order on every backend"},
       .example = {{"stage", "jpeg"}, {"quality", {30, 95}}},
+      .cases = {R"({"quality": 1})",
+                R"({"quality": 50})",
+                R"({"quality": 95})",
+                R"({"quality": [20.5, 90], "mode": "kornia"})",
+                R"({"quality": 99.5, "mode": "kornia"})"},
+      .no_identity = "JPEG is lossy at every quality",
+      .bench = {R"({"quality": 75, "mode": "libjpeg"})", R"({"quality": 75, "mode": "kornia"})"},
   };
   return spec;
 }

@@ -56,6 +56,10 @@ const StageSpec& planckian_jitter_spec() {
       .default_p = 0.5,
       .tolerance = {.reason = "the same binary32 multiply, clamp and rounding on every backend"},
       .example = {{"stage", "planckian_jitter"}, {"mode", "blackbody"}, {"select_from", {0, 6, 12, 18, 24}}, {"p", 0.5}},
+      .cases = {R"({"mode": "blackbody"})",
+                R"({"mode": "CIED", "select_from": [0, 22]})"},
+      .no_identity = "no row of either table is neutral (R/G and B/G are never both 1)",
+      .bench = {R"({})"},
   };
   return spec;
 }

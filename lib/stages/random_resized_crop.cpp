@@ -43,6 +43,11 @@ const StageSpec& random_resized_crop_spec() {
                  resize_interpolation_param()},
       .tolerance = {.f32 = 0, .reason = "as resize"},
       .example = {{"stage", "random_resized_crop"}, {"size", {224, 224}}, {"scale", {0.08, 1.0}}},
+      .cases = {R"({"size": [9, 7], "interpolation": "bilinear"})",
+                R"({"size": [12, 12], "interpolation": "bicubic"})",
+                R"({"size": [6, 11], "interpolation": "area"})"},
+      .no_identity = "the output has a fixed size",
+      .bench = {R"({"size": [224, 224]})"},
   };
   return spec;
 }

@@ -59,6 +59,18 @@ const StageSpec& resize_spec() {
                     .reason = "integer images: integer arithmetic over tables computed once on the host; float "
                               "images: the same binary32 sums in the same order, no FMA contraction"},
       .example = {{"stage", "resize"}, {"short_side", 256}, {"interpolation", "bilinear"}},
+      .cases = {R"({"size": [5, 3], "interpolation": "bilinear"})",
+                R"({"scale": 0.6, "interpolation": "bilinear"})",
+                R"({"scale": 1.7, "interpolation": "bilinear"})",
+                R"({"scale": 0.45, "interpolation": "nearest"})",
+                R"({"scale": 1.3, "interpolation": "nearest"})",
+                R"({"scale": 0.55, "interpolation": "bicubic"})",
+                R"({"scale": 2.2, "interpolation": "bicubic"})",
+                R"({"scale": 0.37, "interpolation": "area"})",
+                R"({"scale": 0.5, "interpolation": "area"})",
+                R"({"scale": 1.6, "interpolation": "area"})"},
+      .identity = R"({"scale": 1, "interpolation": "bicubic"})",
+      .bench = {R"({"short_side": 256, "interpolation": "bilinear"})", R"({"scale": 0.5, "interpolation": "area"})", R"({"scale": 0.75, "interpolation": "bicubic"})"},
   };
   return spec;
 }
