@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/run/devices.hpp"
 #include "lib/exec/backend.hpp"
-#include "lib/exec/files.hpp"
+#include "lib/run/files.hpp"
 #include "lib/gpu/device_api.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/pipeline.hpp"
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
       const Op& op = *plan.steps.at(0).op;
       Image out(op.out_shape());
       const double cpu_ms = median_ms(repeats, [&] {
-        op.run_cpu(host, in.ref(), out.ref());
+        op.run(host, in.ref(), out.ref());
         host.reset();  // scratch is reused image after image, as in a run
       });
       std::printf("| %s | %dx%d | %.3f | %.2f |", stage.dump().c_str(), op.out_shape().width, op.out_shape().height,

@@ -14,10 +14,10 @@
 #include <spdlog/spdlog.h>
 
 #include "lib/core/text.hpp"
-#include "lib/exec/files.hpp"
-#include "lib/exec/interrupt.hpp"
+#include "lib/run/files.hpp"
+#include "lib/run/interrupt.hpp"
 #include "lib/gpu/gpu.hpp"
-#include "lib/params/describe.hpp"
+#include "lib/pipeline/describe.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "lib/verify/verify.hpp"
 

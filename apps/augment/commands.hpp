@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "lib/core/error.hpp"
-#include "lib/exec/runner.hpp"
+#include "lib/run/runner.hpp"
 
 namespace aug::app {
 

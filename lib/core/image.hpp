@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/common.hpp"
+#include "kernels/core/common.hpp"
 
 namespace aug {
 

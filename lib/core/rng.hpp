@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "kernels/philox.hpp"
+#include "kernels/core/philox.hpp"
 
 namespace aug {
 

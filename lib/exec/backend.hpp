@@ -27,22 +27,6 @@ class Backend {
 };
 
 std::unique_ptr<Backend> make_cpu_backend(int workers);
-std::unique_ptr<Backend> make_emulated_backend(int workers);
-
-struct DeviceSpec {
-  enum class Kind { Cpu, Auto, Cuda, Emulated };
-  Kind kind = Kind::Cpu;
-  int index = 0;  // Cuda
-  std::string text;
-};
-
-// "cpu", "auto", "cuda" (= cuda:0), "cuda:N", "cuda-emulated". Throws UsageError.
-DeviceSpec parse_device(const std::string& text);
-
-// Opens the backend for a device choice; "auto" takes cuda:0 when a usable GPU exists and says
-// which it took in the log. Throws DeviceError (listing what exists) for an unusable choice.
-std::unique_ptr<Backend> open_backend(const DeviceSpec& device, int workers);
-
 // Wraps an error from a stage's kernels with the stage, the image and the device.
 [[noreturn]] void rethrow_stage_error(const Step& step, const std::string& device);
 

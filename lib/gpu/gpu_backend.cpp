@@ -221,7 +221,7 @@ class GpuBackend final : public Backend {
         return w.step ? w.step->node->name + " (" + w.step->node->pointer + ")" : std::string("a stage");
       };
       try {
-        w.op->run_kernels(ctx, cur, next);
+        w.op->run(ctx, cur, next);
       } catch (const OutOfMemory& e) {
         throw InputError(where() + " on " + name_ + ": " + e.what());
       } catch (const DeviceError&) {
@@ -310,13 +310,13 @@ double time_kernels(DeviceApi& api, int device, const Op& op, const Image& in, i
   s.b.reserve(out_bytes);
   const ImageRef src{s.a.data(), in.shape(), in.shape().row_bytes()};
   const ImageRef dst{s.b.data(), op.out_shape(), op.out_shape().row_bytes()};
-  op.run_kernels(ctx, src, dst);  // warm up (and size the arenas)
+  op.run(ctx, src, dst);  // warm up (and size the arenas)
   api.stream_sync(s.stream);
   ctx.reset();
   double total = 0;
   for (int r = 0; r < repeats; ++r) {
     api.event_record(s.start, s.stream);
-    op.run_kernels(ctx, src, dst);
+    op.run(ctx, src, dst);
     api.event_record(s.end, s.stream);
     api.stream_sync(s.stream);
     total += api.event_elapsed_ms(s.start, s.end);

@@ -1,7 +1,6 @@
 // What a stage is made of: a spec (declared once), a Stage (its validated, possibly random
 // configuration in one pipeline) and an Op (one image's resolved parameters and host tables,
-// runnable on every backend). Adding a stage: one file in lib/stages/, its kernels in
-// kernels/, and one line in registry.cpp.
+// runnable on every backend). docs/architecture.md has the recipe for adding one.
 #pragma once
 
 #include <memory>
@@ -25,14 +24,11 @@ class Op {
   const Shape& in_shape() const { return in_; }
   const Shape& out_shape() const { return out_; }
 
-  // The CPU backend. By default the stage's kernel bodies on the host; a stage overrides it
-  // where a library computes exactly the same arithmetic faster (bitexact.md), and the parity
-  // tests hold the two equal.
-  virtual void run_cpu(KernelContext& host, const ImageRef& in, const ImageRef& out) const {
-    run_kernels(host, in, out);
-  }
-  // The stage's kernels through `ctx`: host loops ("cuda-emulated") or a CUDA stream.
-  virtual void run_kernels(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const = 0;
+  // Runs the stage on `ctx`, whichever backend it belongs to: the kernel entry points pick the
+  // vectorised host driver (CPU backend), the host loops (emulated device) or a CUDA launch from
+  // ctx.exec(). An Op branches on ctx.cpu() only to call a library that computes exactly the same
+  // arithmetic (cv::flip, memcpy, the libjpeg codec); the parity tests hold the two equal.
+  virtual void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const = 0;
   // The resolved parameters, as the manifest records them.
   virtual nlohmann::json params() const = 0;
 
@@ -58,6 +54,21 @@ const std::vector<StageType>& stage_types();
 const StageType* find_stage_type(const std::string& name);
 // The compositions (sequence, one_of, some_of): declared like stages, built by the pipeline loader.
 const std::vector<const StageSpec*>& composition_specs();
+
+// The registration of one stage class S (constructed from its StageConfig) with its spec.
+template <class S>
+StageType stage_type(const StageSpec& (*spec)()) {
+  return {spec, [](const StageConfig& c) -> std::unique_ptr<Stage> { return std::make_unique<S>(c); }};
+}
+
+// Calls f(in.view<const T>(), out.view<T>()) with T the images' sample type.
+template <class F>
+void with_views(const ImageRef& in, const ImageRef& out, F&& f) {
+  with_sample_type(in.shape.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    f(in.view<const T>(), out.view<T>());
+  });
+}
 
 // Helpers shared by stage implementations.
 std::unique_ptr<Op> copy_op(const Shape& shape);  // the identity (e.g. a resize to the same size)

@@ -1,6 +1,7 @@
 // The devices verify-devices compares: the CPU (always, first: the reference) and the GPUs.
 #include <sstream>
 
+#include "lib/run/devices.hpp"
 #include "lib/core/text.hpp"
 #include "lib/gpu/gpu.hpp"
 #include "lib/verify/verify.hpp"

@@ -9,9 +9,9 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "lib/exec/files.hpp"
-#include "lib/exec/jobs.hpp"
-#include "lib/exec/runner.hpp"
+#include "lib/run/files.hpp"
+#include "lib/run/jobs.hpp"
+#include "lib/run/runner.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/io/cv_bridge.hpp"
 

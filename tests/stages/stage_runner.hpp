@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "lib/exec/backend.hpp"
+#include "lib/run/devices.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "tests/support/testing.hpp"
 

@@ -9,11 +9,11 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "kernels/philox.hpp"
+#include "kernels/core/philox.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/rng.hpp"
 #include "lib/io/codec.hpp"
-#include "lib/stages/jpeg_tables.hpp"
+#include "lib/stages/kornia/jpeg_tables.hpp"
 #include "tests/stages/stage_runner.hpp"
 
 namespace aug {

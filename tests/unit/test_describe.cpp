@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "lib/params/describe.hpp"
+#include "lib/pipeline/describe.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "lib/stages/stage.hpp"
 #include "tests/support/testing.hpp"

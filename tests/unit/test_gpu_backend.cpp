@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "lib/run/devices.hpp"
 #include "lib/core/error.hpp"
 #include "lib/exec/backend.hpp"
 #include "lib/gpu/device_api.hpp"

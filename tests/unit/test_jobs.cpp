@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "lib/core/error.hpp"
-#include "lib/exec/files.hpp"
-#include "lib/exec/jobs.hpp"
+#include "lib/run/files.hpp"
+#include "lib/run/jobs.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug {

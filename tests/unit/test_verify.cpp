@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "lib/run/devices.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/verify/verify.hpp"
 #include "tests/support/testing.hpp"

@@ -1,0 +1,251 @@
+// The separable engine's vectorised host driver (see separable.hpp): the same function as the kernels.
+#include "kernels/engines/separable.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/core/host_simd.hpp"
+
+namespace aug::k::cpu {
+
+namespace {
+
+
+// acc[i] += w * s[i]
+AUG_CLONES void mac_row(std::int32_t* acc, const std::uint8_t* s, int n, std::int32_t w) {
+  for (int i = 0; i < n; ++i) acc[i] += w * static_cast<std::int32_t>(s[i]);
+}
+AUG_CLONES void mac_row(std::int32_t* acc, const std::uint16_t* s, int n, std::int32_t w) {
+  for (int i = 0; i < n; ++i) acc[i] += w * static_cast<std::int32_t>(s[i]);
+}
+// 8-bit images with non-negative 8-bit weights summing to 256: every partial sum is <= 65280.
+AUG_CLONES void mac_row(std::uint16_t* acc, const std::uint8_t* s, int n, std::int32_t w) {
+  const auto w16 = static_cast<std::uint16_t>(w);
+  for (int i = 0; i < n; ++i) acc[i] = static_cast<std::uint16_t>(acc[i] + w16 * s[i]);
+}
+// Symmetric kernels, one weight for two taps: w <= 128 and a + b <= 510, so still <= 65280.
+AUG_CLONES void mac_pair_row(std::uint16_t* acc, const std::uint8_t* a, const std::uint8_t* b, int n, std::int32_t w) {
+  const auto w16 = static_cast<std::uint16_t>(w);
+  for (int i = 0; i < n; ++i) acc[i] = static_cast<std::uint16_t>(acc[i] + w16 * (a[i] + b[i]));
+}
+
+// out[i] = sum_k w[k] * m[i + k * step]; 8-bit images with 8-bit weights (<= 256 * 65280: fits)
+AUG_CLONES void conv_row(std::uint32_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps, int step) {
+  for (int i = 0; i < n; ++i) out[i] = 0;
+  for (int k = 0; k < taps; ++k) {
+    const auto wk = static_cast<std::uint32_t>(w[k]);
+    const std::uint16_t* mk = m + k * step;
+    for (int i = 0; i < n; ++i) out[i] += wk * mk[i];
+  }
+}
+
+// The same for symmetric weights (w[k] == w[taps-1-k]): one multiply per pair of taps.
+AUG_CLONES void conv_row_symmetric(std::uint32_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps,
+                                   int step) {
+  const int r = taps / 2;
+  const auto wc = static_cast<std::uint32_t>(w[r]);
+  const std::uint16_t* mc = m + r * step;
+  for (int i = 0; i < n; ++i) out[i] = wc * mc[i];
+  for (int k = 0; k < r; ++k) {
+    const auto wk = static_cast<std::uint32_t>(w[k]);
+    const std::uint16_t* a = m + k * step;
+    const std::uint16_t* b = m + (taps - 1 - k) * step;
+    for (int i = 0; i < n; ++i) out[i] += wk * (static_cast<std::uint32_t>(a[i]) + b[i]);
+  }
+}
+
+bool symmetric(const std::int32_t* w, int taps) {
+  if (taps % 2 == 0) return false;
+  for (int k = 0; k < taps / 2; ++k)
+    if (w[k] != w[taps - 1 - k]) return false;
+  return true;
+}
+
+// The sums of non-negative weights totalling 2^16 over samples <= 255 round to <= 255: no clamp.
+AUG_CLONES void finish_row(std::uint8_t* out, const std::uint32_t* acc, int n) {
+  for (int i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>((acc[i] + 32768u) >> 16);
+}
+
+template <int C>
+void bilinear_row(std::uint8_t* out, const std::uint16_t* mid, const std::int32_t* index, const std::int32_t* w, int x0,
+                  int x1, int cmin) {
+  for (int x = x0; x < x1; ++x) {
+    const std::uint16_t* m0 = mid + (index[2 * x] - cmin) * C;
+    const std::uint16_t* m1 = mid + (index[2 * x + 1] - cmin) * C;
+    const auto a = static_cast<std::uint32_t>(w[2 * x]), b = static_cast<std::uint32_t>(w[2 * x + 1]);
+    for (int c = 0; c < C; ++c) out[x * C + c] = static_cast<std::uint8_t>((a * m0[c] + b * m1[c] + 32768u) >> 16);
+  }
+}
+
+// The horizontal taps of a blur are a plain convolution away from the borders: outputs [x0, x1)
+// read index x - r + k with the same weights. Found from the table, so any table works.
+struct ConvRange {
+  int x0 = 0, x1 = 0, r = 0;
+};
+
+ConvRange conv_range(const AxisTaps& h, int out_width, bool use_float) {
+  ConvRange best;
+  const int T = h.taps;
+  auto same_weights = [&](int a, int b) {
+    for (int k = 0; k < T; ++k)
+      if (use_float ? h.fweight[a * T + k] != h.fweight[b * T + k] : h.iweight[a * T + k] != h.iweight[b * T + k])
+        return false;
+    return true;
+  };
+  auto conv_at = [&](int x, int r) {
+    for (int k = 0; k < T; ++k)
+      if (h.index[x * T + k] != x - r + k) return false;
+    return true;
+  };
+  for (int x = 0; x < out_width;) {
+    const int r = x - h.index[x * T];
+    if (!conv_at(x, r)) {
+      ++x;
+      continue;
+    }
+    int end = x + 1;
+    while (end < out_width && conv_at(end, r) && same_weights(x, end)) ++end;
+    if (end - x > best.x1 - best.x0) best = ConvRange{x, end, r};
+    x = end;
+  }
+  return best;
+}
+
+// Integer images, vertical pass first. M is the intermediate: uint16 for 8-bit images with 8-bit
+// weights (bilinear, nearest, blur: non-negative, summing to 256), int32 otherwise.
+template <class T, class M>
+void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const AxisTaps& v, int frac_bits) {
+  constexpr bool narrow = std::is_same_v<M, std::uint16_t>;
+  const int C = in.channels;
+  const int shift = 2 * frac_bits;
+  int cmin = in.width, cmax = 0;
+  for (int i = 0; i < out.width * h.taps; ++i) {
+    cmin = std::min(cmin, h.index[i]);
+    cmax = std::max(cmax, h.index[i]);
+  }
+  const int n_mid = (cmax - cmin + 1) * C;
+  std::vector<M> mid(static_cast<std::size_t>(n_mid));
+  std::vector<std::uint32_t> acc(narrow ? static_cast<std::size_t>(out.width) * C : 0);
+  const ConvRange conv = narrow ? conv_range(h, out.width, false) : ConvRange{};
+
+  for (int y = 0; y < out.height; ++y) {
+    // Vertical pass over the contiguous source columns the horizontal taps need.
+    std::fill(mid.begin(), mid.end(), M{0});
+    const std::int32_t* vw = v.iweight + y * v.taps;
+    const std::int32_t* vi = v.index + y * v.taps;
+    int t = 0;
+    if constexpr (narrow) {
+      if (symmetric(vw, v.taps)) {  // regrouping exact integer terms: any row indices
+        for (; t < v.taps / 2; ++t)
+          if (vw[t] != 0)
+            mac_pair_row(mid.data(), in.row(vi[t]) + cmin * C, in.row(vi[v.taps - 1 - t]) + cmin * C, n_mid, vw[t]);
+        t = v.taps / 2;  // the centre tap, then done
+        mac_row(mid.data(), in.row(vi[t]) + cmin * C, n_mid, vw[t]);
+        t = v.taps;
+      }
+    }
+    for (; t < v.taps; ++t)
+      if (vw[t] != 0) mac_row(mid.data(), in.row(vi[t]) + cmin * C, n_mid, vw[t]);
+    // Horizontal pass.
+    T* dst = out.row(y);
+    int x = 0;
+    auto gather_to = [&](int x_end) {
+      for (; x < x_end; ++x) {
+        const std::int32_t* idx = h.index + x * h.taps;
+        const std::int32_t* w = h.iweight + x * h.taps;
+        for (int c = 0; c < C; ++c) {
+          std::int64_t s = 0;
+          for (int k = 0; k < h.taps; ++k) s += static_cast<std::int64_t>(w[k]) * mid[(idx[k] - cmin) * C + c];
+          dst[x * C + c] = saturate<T>(round_shift(s, shift));
+        }
+      }
+    };
+    if constexpr (narrow) {
+      if (conv.x1 - conv.x0 >= 8) {
+        gather_to(conv.x0);
+        const int n = (conv.x1 - conv.x0) * C;
+        const std::int32_t* w = h.iweight + conv.x0 * h.taps;
+        const std::uint16_t* m = mid.data() + (conv.x0 - conv.r - cmin) * C;
+        if (symmetric(w, h.taps)) conv_row_symmetric(acc.data(), m, n, w, h.taps, C);
+        else conv_row(acc.data(), m, n, w, h.taps, C);
+        finish_row(dst + conv.x0 * C, acc.data(), n);
+        x = conv.x1;
+      } else if (h.taps == 2) {
+        switch (C) {
+          case 1: bilinear_row<1>(dst, mid.data(), h.index, h.iweight, 0, out.width, cmin); break;
+          case 3: bilinear_row<3>(dst, mid.data(), h.index, h.iweight, 0, out.width, cmin); break;
+          case 4: bilinear_row<4>(dst, mid.data(), h.index, h.iweight, 0, out.width, cmin); break;
+          default: break;
+        }
+        if (C == 1 || C == 3 || C == 4) x = out.width;
+      }
+    }
+    gather_to(out.width);
+  }
+}
+
+void separable_float(View<const float> in, View<float> out, const AxisTaps& h, const AxisTaps& v) {
+  const int C = in.channels;
+  int row0 = in.height, row1 = 0;
+  for (int i = 0; i < out.height * v.taps; ++i) {
+    row0 = std::min(row0, v.index[i]);
+    row1 = std::max(row1, v.index[i]);
+  }
+  const int n = out.width * C;
+  std::vector<float> mid(static_cast<std::size_t>(row1 - row0 + 1) * n);
+  const ConvRange conv = conv_range(h, out.width, true);
+  // Horizontal pass over every source row the vertical taps read (as the kernels do).
+  for (int r = row0; r <= row1; ++r) {
+    const float* src = in.row(r);
+    float* m = mid.data() + static_cast<std::size_t>(r - row0) * n;
+    auto gather = [&](int x0, int x1) {
+      for (int x = x0; x < x1; ++x)
+        for (int c = 0; c < C; ++c) {
+          float acc = 0.f;
+          for (int k = 0; k < h.taps; ++k) acc = acc + h.fweight[x * h.taps + k] * src[h.index[x * h.taps + k] * C + c];
+          m[x * C + c] = acc;
+        }
+    };
+    if (conv.x1 - conv.x0 >= 8) {
+      gather(0, conv.x0);
+      conv_row(m + conv.x0 * C, src + (conv.x0 - conv.r) * C, (conv.x1 - conv.x0) * C, h.fweight + conv.x0 * h.taps,
+               h.taps, C);
+      gather(conv.x1, out.width);
+    } else {
+      gather(0, out.width);
+    }
+  }
+  // Vertical pass, taps in order.
+  std::vector<const float*> rows(static_cast<std::size_t>(v.taps));
+  for (int y = 0; y < out.height; ++y) {
+    for (int t = 0; t < v.taps; ++t) rows[t] = mid.data() + static_cast<std::size_t>(v.index[y * v.taps + t] - row0) * n;
+    sum_rows(out.row(y), rows.data(), n, v.fweight + y * v.taps, v.taps);
+  }
+}
+
+
+}  // namespace
+
+template <class T>
+void separable(View<const T> in, View<T> out, AxisTaps h, AxisTaps v, int frac_bits) {
+  if constexpr (std::is_same_v<T, float>) {
+    separable_float(in, out, h, v);
+  } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+    bool narrow = frac_bits == 8;
+    for (int i = 0; narrow && i < out.width * h.taps; ++i) narrow = h.iweight[i] >= 0;
+    for (int i = 0; narrow && i < out.height * v.taps; ++i) narrow = v.iweight[i] >= 0;
+    if (narrow) separable_integer<T, std::uint16_t>(in, out, h, v, frac_bits);
+    else separable_integer<T, std::int32_t>(in, out, h, v, frac_bits);
+  } else {
+    separable_integer<T, std::int32_t>(in, out, h, v, frac_bits);
+  }
+}
+
+
+template void separable<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, AxisTaps, AxisTaps, int);
+template void separable<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, AxisTaps, AxisTaps, int);
+template void separable<float>(View<const float>, View<float>, AxisTaps, AxisTaps, int);
+
+}  // namespace aug::k::cpu

@@ -1,0 +1,236 @@
+#include "lib/pipeline/describe.hpp"
+
+#include <sstream>
+
+#include "lib/core/text.hpp"
+#include "lib/pipeline/pipeline.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+using nlohmann::json;
+
+namespace {
+
+std::string dtype_list(const StageSpec& s) {
+  std::vector<std::string> out;
+  for (DType t : s.dtypes) out.push_back(t == DType::U8 ? "8-bit" : (t == DType::U16 ? "16-bit" : "float"));
+  return join(out, ", ");
+}
+
+std::string channel_list(const StageSpec& s) {
+  std::vector<std::string> out;
+  for (int c : s.channels) out.push_back(std::to_string(c));
+  std::string text = out.size() > 1 ? join(std::vector<std::string>(out.begin(), out.end() - 1), ", ") + " or " + out.back()
+                                    : out.front();
+  return text + " channel" + (s.channels.size() == 1 && s.channels[0] == 1 ? "" : "s");
+}
+
+std::string form(const ParamSpec& p) {
+  switch (p.type) {
+    case ParamType::Number: return p.random ? "number or [lo, hi]" : "number";
+    case ParamType::Integer: return p.random ? "integer or [lo, hi]" : "integer";
+    case ParamType::Enum: return p.random ? "string or list of strings" : "string";
+    case ParamType::IntPair:
+      return (p.elements.empty() ? std::string("[a, b]") : p.elements) + " of integers (one integer: both)";
+    case ParamType::NumberPair:
+      return (p.elements.empty() ? std::string("[a, b]") : p.elements) + " of numbers (one number: both)";
+    case ParamType::IntList: return "integer or list of integers";
+    case ParamType::NumberList: return "list of numbers";
+    case ParamType::Bool: return "true or false";
+    case ParamType::Stages: return "list of stages";
+  }
+  return "";
+}
+
+std::vector<ParamSpec> all_params(const StageSpec& spec) {
+  std::vector<ParamSpec> params = spec.params;
+  params.push_back(probability_spec(spec.default_p));
+  return params;
+}
+
+json bound_schema(json s, const ParamSpec& p) {
+  if (p.min) s[p.min->exclusive ? "exclusiveMinimum" : "minimum"] = p.min->value;
+  if (p.max) s[p.max->exclusive ? "exclusiveMaximum" : "maximum"] = p.max->value;
+  if (p.odd) s["not"] = {{"multipleOf", 2}};
+  return s;
+}
+
+json pair_of(const json& item) { return {{"type", "array"}, {"items", item}, {"minItems", 2}, {"maxItems", 2}}; }
+
+json param_schema(const ParamSpec& p) {
+  json s;
+  switch (p.type) {
+    case ParamType::Number:
+    case ParamType::Integer: {
+      const json one = bound_schema({{"type", p.type == ParamType::Number ? "number" : "integer"}}, p);
+      s = p.random ? json{{"oneOf", {one, pair_of(one)}}} : one;
+      break;
+    }
+    case ParamType::Enum: {
+      const json one{{"enum", p.choices}};
+      s = p.random ? json{{"oneOf", {one, {{"type", "array"}, {"items", one}, {"minItems", 1}}}}} : one;
+      break;
+    }
+    case ParamType::IntPair:
+    case ParamType::NumberPair: {
+      const json one = bound_schema({{"type", p.type == ParamType::IntPair ? "integer" : "number"}}, p);
+      s = {{"oneOf", {one, pair_of(one)}}};
+      break;
+    }
+    case ParamType::IntList:
+    case ParamType::NumberList: {
+      const json one = bound_schema({{"type", p.type == ParamType::IntList ? "integer" : "number"}}, p);
+      const json list{{"type", "array"}, {"items", one}, {"minItems", 1}};
+      s = p.type == ParamType::IntList ? json{{"oneOf", {one, list}}} : list;
+      break;
+    }
+    case ParamType::Bool: s = {{"type", "boolean"}}; break;
+    case ParamType::Stages: s = {{"$ref", "#/$defs/stage_list"}, {"minItems", 1}}; break;
+  }
+  s["description"] = p.doc + " (" + p.range_text() + ")";
+  if (!p.default_value.is_null()) s["default"] = p.default_value;
+  return s;
+}
+
+json stage_schema(const StageSpec& spec) {
+  json props{{"stage", {{"const", spec.name}}}};
+  json required = json::array({"stage"});
+  for (const auto& p : all_params(spec)) {
+    props[p.name] = param_schema(p);
+    bool grouped = false;
+    for (const auto& g : spec.exactly_one_of)
+      for (const auto& n : g) grouped = grouped || n == p.name;
+    if (p.required() && !grouped) required.push_back(p.name);
+  }
+  json s{{"type", "object"},
+         {"description", spec.summary},
+         {"properties", props},
+         {"required", required},
+         {"additionalProperties", false}};
+  for (const auto& g : spec.exactly_one_of) {
+    json alternatives = json::array();
+    for (const auto& n : g) alternatives.push_back({{"required", {n}}});
+    s["oneOf"] = alternatives;
+  }
+  return s;
+}
+
+std::vector<const StageSpec*> every_spec() {
+  std::vector<const StageSpec*> specs;
+  for (const auto& t : stage_types()) specs.push_back(&t.spec());
+  for (const auto* c : composition_specs()) specs.push_back(c);
+  return specs;
+}
+
+}  // namespace
+
+std::string describe_text(const StageSpec& spec) {
+  std::ostringstream o;
+  o << spec.name << (spec.composition ? " (composition)" : "") << ": " << spec.summary << "\n";
+  for (const auto& n : spec.notes) o << "\n  " << n << "\n";
+  o << "\nParameters:\n";
+  for (const auto& p : all_params(spec)) {
+    o << "  " << p.name << ": " << form(p);
+    if (!p.default_value.is_null()) o << ", default " << p.default_value.dump();
+    else if (p.optional) o << ", optional";
+    else {
+      bool grouped = false;
+      for (const auto& g : spec.exactly_one_of)
+        for (const auto& n : g) grouped = grouped || n == p.name;
+      o << (grouped ? "" : ", required");
+    }
+    const std::string range = p.range_text();
+    if (!range.empty() && p.type != ParamType::Stages)
+      o << ", " << (range[0] == '[' || range[0] == '(' ? "in " : "") << range;
+    o << "\n      " << p.doc << "\n";
+  }
+  for (const auto& g : spec.exactly_one_of) {
+    std::vector<std::string> q;
+    for (const auto& n : g) q.push_back("\"" + n + "\"");
+    o << "  (exactly one of " << join(q, ", ") << ")\n";
+  }
+  if (!spec.composition) {
+    o << "\nImages:    " << dtype_list(spec) << "; " << channel_list(spec) << "\n";
+    o << "Backends:  cpu" << (spec.cuda ? ", cuda" : "") << "\n";
+    const Tolerance& t = spec.tolerance;
+    o << "Parity:    max difference between backends " << format_number(t.u8) << " (8-bit), " << format_number(t.u16)
+      << " (16-bit), " << format_number(t.f32) << " (float): " << t.reason << "\n";
+  }
+  o << "Example:   " << spec.example.dump() << "\n";
+  return o.str();
+}
+
+json describe_json(const StageSpec& spec) {
+  json params = json::array();
+  for (const auto& p : all_params(spec)) {
+    json j{{"name", p.name}, {"type", type_name(p.type)}, {"random", p.random}, {"doc", p.doc},
+           {"range", p.range_text()}, {"required", p.required()}, {"default", p.default_value}};
+    if (p.min) j["min"] = {{"value", p.min->value}, {"exclusive", p.min->exclusive}};
+    if (p.max) j["max"] = {{"value", p.max->value}, {"exclusive", p.max->exclusive}};
+    if (!p.choices.empty()) j["choices"] = p.choices;
+    if (p.odd) j["odd"] = true;
+    params.push_back(j);
+  }
+  json j{{"name", spec.name}, {"composition", spec.composition}, {"summary", spec.summary}, {"notes", spec.notes},
+         {"params", params},  {"exactly_one_of", spec.exactly_one_of}, {"example", json::parse(spec.example.dump())},
+         {"schema", stage_schema(spec)}};
+  if (!spec.composition) {
+    json dtypes = json::array();
+    for (DType t : spec.dtypes) dtypes.push_back(dtype_name(t));
+    j["dtypes"] = dtypes;
+    j["channels"] = spec.channels;
+    j["backends"] = spec.cuda ? json{"cpu", "cuda"} : json{"cpu"};
+    j["tolerance"] = {{"u8", spec.tolerance.u8},
+                      {"u16", spec.tolerance.u16},
+                      {"f32", spec.tolerance.f32},
+                      {"reason", spec.tolerance.reason}};
+  }
+  return j;
+}
+
+std::string stages_text() {
+  std::ostringstream o;
+  std::size_t width = 0;
+  for (const auto* s : every_spec()) width = std::max(width, s->name.size());
+  o << "Stages:\n";
+  for (const auto& t : stage_types())
+    o << "  " << t.spec().name << std::string(width - t.spec().name.size() + 2, ' ') << t.spec().summary << "\n";
+  o << "Compositions:\n";
+  for (const auto* c : composition_specs())
+    o << "  " << c->name << std::string(width - c->name.size() + 2, ' ') << c->summary << "\n";
+  o << "\n`augment describe STAGE` gives a stage's parameters.\n";
+  return o.str();
+}
+
+json stages_json() {
+  json out = json::array();
+  for (const auto* s : every_spec())
+    out.push_back({{"name", s->name}, {"composition", s->composition}, {"summary", s->summary}});
+  return out;
+}
+
+json pipeline_schema() {
+  json defs;
+  json alternatives = json::array();
+  for (const auto* s : every_spec()) {
+    defs[s->name] = stage_schema(*s);
+    alternatives.push_back({{"$ref", "#/$defs/" + s->name}});
+  }
+  defs["stage"] = {{"oneOf", alternatives}};
+  defs["stage_list"] = {{"type", "array"}, {"items", {{"$ref", "#/$defs/stage"}}}};
+  return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+          {"title", "augment pipeline"},
+          {"description", "A pipeline for `augment run` (generated by `augment schema`)."},
+          {"type", "object"},
+          {"required", {"version", "stages"}},
+          {"additionalProperties", false},
+          {"properties",
+           {{"version", {{"const", kPipelineVersion}, {"description", "pipeline format version"}}},
+            {"seed", {{"type", "integer"}, {"minimum", 0}, {"description", "default seed (--seed overrides it)"}}},
+            {"description", {{"type", "string"}}},
+            {"stages", {{"$ref", "#/$defs/stage_list"}}}}},
+          {"$defs", defs}};
+}
+
+}  // namespace aug

@@ -1,0 +1,478 @@
+#include "lib/run/runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "lib/core/log.hpp"
+#include "lib/run/files.hpp"
+#include "lib/run/interrupt.hpp"
+#include "lib/run/jobs.hpp"
+#include "lib/run/manifest.hpp"
+
+namespace aug {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+Exit RunSummary::exit_code() const {
+  if (interrupted) return Exit::interrupted;
+  if (failed_outputs > 0 || failed_inputs > 0) return Exit::file_errors;
+  return Exit::ok;
+}
+
+std::uint64_t effective_seed(const Pipeline& pipeline, const std::optional<std::uint64_t>& override_seed) {
+  if (override_seed) return *override_seed;
+  return pipeline.seed().value_or(0);
+}
+
+namespace {
+
+struct Job {
+  std::size_t input = 0;
+  std::uint32_t copy = 0;
+  std::string out_rel;
+  Format format = Format::Jpeg;
+  bool exists = false;  // --resume found it complete
+};
+
+bool path_within(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
+    if (i == inner.end() || *i != *o) return false;
+  return true;
+}
+
+void check_locations(const RunOptions& o) {
+  std::error_code ec;
+  const fs::path in = fs::weakly_canonical(o.input, ec);
+  const fs::path out = fs::weakly_canonical(o.output, ec);
+  if (fs::is_directory(in) && path_within(out, in))
+    throw UsageError("the output folder " + o.output.string() + " is inside the input folder " + o.input.string() +
+                     "; its outputs would become inputs of the next run. Pick an output folder elsewhere");
+  if (fs::exists(o.output)) {
+    if (!fs::is_directory(o.output)) throw UsageError("the output " + o.output.string() + " exists and is not a folder");
+    if (!o.overwrite && !o.resume && !o.dry_run && !fs::is_empty(o.output))
+      throw UsageError("the output folder " + o.output.string() +
+                       " is not empty; pass --overwrite to replace its files or --resume to keep those done");
+  }
+}
+
+std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOptions& o) {
+  const std::string default_name = o.copies > 1 ? "{stem}_{copy}{ext}" : "{stem}{ext}";
+  const NameTemplate name = NameTemplate::parse(o.name.empty() ? default_name : o.name);
+  if (o.copies > 1 && !name.uses_copy())
+    throw UsageError("--name \"" + name.text() + "\" has no {copy}: the " + std::to_string(o.copies) +
+                     " copies of an image would overwrite each other");
+  std::optional<Format> format;
+  if (o.format != "keep") format = format_for_extension("." + o.format);
+
+  // When the input folder is inside the output folder, no output may land on an input.
+  std::error_code ec;
+  std::set<std::string> input_paths;
+  if (path_within(fs::weakly_canonical(o.input, ec), fs::weakly_canonical(o.output, ec)))
+    for (const auto& f : inputs) input_paths.insert(fs::weakly_canonical(f.path, ec).string());
+
+  std::vector<Job> jobs;
+  std::map<std::string, std::size_t> owner;  // output -> input
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const fs::path rel(inputs[i].rel);
+    const std::string ext = format ? format_extension(*format) : rel.extension().string();
+    for (std::uint32_t c = 0; c < o.copies; ++c) {
+      const std::string out_rel = (rel.parent_path() / name.render(rel.stem().string(), ext, c)).generic_string();
+      const auto [it, fresh] = owner.emplace(out_rel, i);
+      if (!fresh)
+        throw UsageError("inputs " + inputs[it->second].rel + " and " + inputs[i].rel + " would both be written to " +
+                         out_rel + "; change --name or --format");
+      const fs::path out = o.output / out_rel;
+      if (!input_paths.empty() && input_paths.count(fs::weakly_canonical(out, ec).string()))
+        throw UsageError("the output " + out.string() + " would overwrite an input");
+      // The file's extension names its format; with --format they must agree.
+      const std::optional<Format> by_name = format_for_extension(fs::path(out_rel).extension().string());
+      if (!by_name)
+        throw UsageError("--name \"" + name.text() + "\" names the output " + out_rel +
+                         ", which has no image extension (.jpg .png .webp .tif .bmp)");
+      if (format && *by_name != *format)
+        throw UsageError("--name \"" + name.text() + "\" names the output " + out_rel + ", but --format is " + o.format);
+      jobs.push_back(Job{i, c, out_rel, *by_name, false});
+    }
+  }
+  return jobs;
+}
+
+std::string format_eta(double seconds) {
+  if (seconds < 0 || seconds > 359999) return "--";
+  const int s = static_cast<int>(seconds + 0.5);
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return std::to_string(s / 60) + "m" + (s % 60 < 10 ? "0" : "") + std::to_string(s % 60) + "s";
+  return std::to_string(s / 3600) + "h" + (s % 3600 / 60 < 10 ? "0" : "") + std::to_string(s % 3600 / 60) + "m";
+}
+
+// The streaming part of a run.
+class Stream {
+ public:
+  Stream(const Pipeline& pipeline, const RunOptions& o, const std::vector<InputFile>& inputs, std::vector<Job>& jobs,
+         Backend& backend, ManifestWriter* manifest, std::uint64_t seed, int workers)
+      : pipeline_(pipeline),
+        o_(o),
+        inputs_(inputs),
+        jobs_(jobs),
+        backend_(backend),
+        manifest_(manifest),
+        seed_(seed),
+        workers_(workers),
+        cap_(static_cast<std::size_t>(workers)) {
+    jobs_of_.resize(inputs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      if (jobs[j].exists) {
+        record_existing(j);
+        continue;
+      }
+      jobs_of_[jobs[j].input].push_back(j);
+      ++todo_;
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (!jobs_of_[i].empty()) admission_.push_back(i);
+  }
+
+  void run(RunSummary& summary) {
+    const auto start = Clock::now();
+    std::vector<std::thread> threads;
+    for (int w = 0; w < workers_; ++w) threads.emplace_back([this, w] { work(w); });
+    {
+      std::unique_lock lk(m_);
+      while (exited_ < workers_) {
+        if (!stop_ && interrupted()) {
+          stop_ = true;
+          interrupted_ = true;
+          spdlog::warn("interrupted: finishing the images in flight (Ctrl-C again to quit at once)");
+          cv_.notify_all();
+        }
+        cv_done_.wait_for(lk, std::chrono::milliseconds(200));
+        if (o_.progress) {
+          const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+          const std::size_t done = written_ + failed_jobs_;
+          const double rate = secs > 0 ? done / secs : 0;
+          char line[160];
+          std::snprintf(line, sizeof line, "augment: %zu/%zu images  %.1f images/s  ETA %s", done, todo_, rate,
+                        format_eta(rate > 0 ? (todo_ - done) / rate : -1).c_str());
+          lk.unlock();
+          set_status_line(line);
+          lk.lock();
+        }
+      }
+    }
+    for (auto& t : threads) t.join();
+    if (o_.progress) set_status_line("");
+    summary.outputs = written_;
+    summary.failed_outputs = failed_jobs_;
+    summary.failed_inputs = failed_inputs_.size();
+    summary.interrupted = interrupted_;
+    summary.stopped_early = stopped_early_;
+  }
+
+ private:
+  struct Decoded {
+    std::size_t input;
+    Image image;
+  };
+  struct Rendered {
+    std::size_t job;
+    Image image;
+  };
+  enum class Kind { Encode, Augment, Decode, None };
+
+  bool can_admit() const { return !stop_ && next_ < admission_.size() && decoded_.size() + decoding_ < cap_; }
+  bool finished_locked() const {
+    return (stop_ || next_ == admission_.size()) && decoded_.empty() && rendered_.empty() && busy_ == 0;
+  }
+
+  void work(int worker) {
+    for (;;) {
+      Kind kind = Kind::None;
+      Decoded decoded;
+      Rendered rendered;
+      std::size_t input = 0;
+      {
+        std::unique_lock lk(m_);
+        cv_.wait(lk, [&] { return !rendered_.empty() || !decoded_.empty() || can_admit() || finished_locked(); });
+        if (!rendered_.empty()) {
+          kind = Kind::Encode;
+          rendered = std::move(rendered_.front());
+          rendered_.pop_front();
+        } else if (!decoded_.empty()) {
+          kind = Kind::Augment;
+          decoded = std::move(decoded_.front());
+          decoded_.pop_front();
+        } else if (can_admit()) {
+          kind = Kind::Decode;
+          input = admission_[next_++];
+          ++decoding_;
+        } else {
+          ++exited_;
+          cv_done_.notify_all();
+          cv_.notify_all();
+          return;
+        }
+        ++busy_;
+      }
+      switch (kind) {
+        case Kind::Encode: encode(rendered); break;
+        case Kind::Augment: augment(decoded, worker); break;
+        case Kind::Decode: decode(input); break;
+        case Kind::None: break;
+      }
+      {
+        std::lock_guard lk(m_);
+        --busy_;
+        if (kind == Kind::Decode) --decoding_;
+      }
+      cv_.notify_all();
+      cv_done_.notify_all();
+    }
+  }
+
+  void decode(std::size_t input) {
+    try {
+      const std::vector<std::uint8_t> bytes = read_file(inputs_[input].path);
+      Image image = decode_image(bytes.data(), bytes.size(), o_.decode);
+      std::lock_guard lk(m_);
+      decoded_.push_back(Decoded{input, std::move(image)});
+    } catch (const std::exception& e) {
+      fail_input(input, e.what());
+    }
+  }
+
+  void augment(Decoded& d, int worker) {
+    for (std::size_t j : jobs_of_[d.input]) {
+      const Job& job = jobs_[j];
+      Rendered r{j, {}};
+      try {
+        const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape());
+        r.image = backend_.run(plan, d.image, worker);
+        plans_record(j, plan);
+      } catch (const DeviceError& e) {
+        // The device itself failed (not this image): nothing more can run on it.
+        fail_job(j, e.what());
+        stop_all(std::string("the device failed; stopping: ") + e.what());
+        continue;
+      } catch (const std::exception& e) {
+        fail_job(j, e.what());
+        continue;
+      }
+      std::unique_lock lk(m_);
+      if (rendered_.size() < cap_) {
+        rendered_.push_back(std::move(r));
+        lk.unlock();
+        cv_.notify_one();
+      } else {
+        lk.unlock();
+        encode(r);  // the queue is full: write it now rather than hold more images
+      }
+    }
+  }
+
+  void encode(Rendered& r) {
+    const Job& job = jobs_[r.job];
+    const fs::path out = o_.output / job.out_rel;
+    try {
+      const Encoded enc = encode_image(r.image, job.format, EncodeOptions{o_.quality});
+      if (!enc.conversion.empty()) warn_once(std::string(format_name(job.format)) + " output: " + enc.conversion);
+      write_file_atomic(out, enc.bytes.data(), enc.bytes.size());
+    } catch (const std::exception& e) {
+      fail_job(r.job, e.what());
+      return;
+    }
+    if (manifest_) {
+      nlohmann::json entry = take_record(r.job);
+      manifest_->add(r.job, entry);
+    }
+    std::lock_guard lk(m_);
+    ++written_;
+  }
+
+  // The manifest line of a job: kept from its plan until the output is written.
+  void plans_record(std::size_t j, const Plan& plan) {
+    if (!manifest_) return;
+    const Job& job = jobs_[j];
+    nlohmann::json entry{{"input", inputs_[job.input].rel},
+                         {"output", job.out_rel},
+                         {"copy", job.copy},
+                         {"seed", seed_},
+                         {"size", {plan.out.width, plan.out.height}},
+                         {"stages", plan.record}};
+    std::lock_guard lk(m_);
+    records_[j] = std::move(entry);
+  }
+
+  nlohmann::json take_record(std::size_t j) {
+    std::lock_guard lk(m_);
+    auto it = records_.find(j);
+    nlohmann::json entry = std::move(it->second);
+    records_.erase(it);
+    return entry;
+  }
+
+  void record_existing(std::size_t j) {
+    if (!manifest_) return;
+    const Job& job = jobs_[j];
+    manifest_->add(j, {{"input", inputs_[job.input].rel}, {"output", job.out_rel}, {"copy", job.copy},
+                       {"seed", seed_}, {"status", "exists"}});
+  }
+
+  void fail_input(std::size_t input, const std::string& why) {
+    spdlog::error("{}: {}", inputs_[input].path.string(), why);
+    for (std::size_t j : jobs_of_[input]) record_failure(j, why);
+    note_failure(input, jobs_of_[input].size());
+  }
+
+  void fail_job(std::size_t j, const std::string& why) {
+    const Job& job = jobs_[j];
+    spdlog::error("{} (copy {} -> {}): {}", inputs_[job.input].path.string(), job.copy, job.out_rel, why);
+    record_failure(j, why);
+    note_failure(job.input, 1);
+  }
+
+  void record_failure(std::size_t j, const std::string& why) {
+    if (!manifest_) return;
+    const Job& job = jobs_[j];
+    {
+      std::lock_guard lk(m_);
+      records_.erase(j);
+    }
+    manifest_->add(j, {{"input", inputs_[job.input].rel}, {"output", job.out_rel}, {"copy", job.copy},
+                       {"seed", seed_}, {"error", why}});
+  }
+
+  void note_failure(std::size_t input, std::size_t jobs) {
+    std::lock_guard lk(m_);
+    failed_jobs_ += jobs;
+    failed_inputs_.insert(input);
+    if (o_.max_errors && failed_inputs_.size() >= o_.max_errors && !stop_) {
+      stop_ = true;
+      stopped_early_ = true;
+      spdlog::error("stopping after {} failed input{} (--max-errors {}); finishing the images in flight",
+                    failed_inputs_.size(), failed_inputs_.size() == 1 ? "" : "s", o_.max_errors);
+    }
+  }
+
+  void stop_all(const std::string& why) {
+    std::lock_guard lk(m_);
+    if (stop_) return;
+    stop_ = true;
+    stopped_early_ = true;
+    spdlog::error("{}", why);
+  }
+
+  void warn_once(const std::string& what) {
+    {
+      std::lock_guard lk(m_);
+      if (!warned_.insert(what).second) return;
+    }
+    spdlog::warn("{} (said once for the run)", what);
+  }
+
+  const Pipeline& pipeline_;
+  const RunOptions& o_;
+  const std::vector<InputFile>& inputs_;
+  std::vector<Job>& jobs_;
+  Backend& backend_;
+  ManifestWriter* manifest_;
+  std::uint64_t seed_;
+  int workers_;
+  std::size_t cap_;
+
+  std::vector<std::vector<std::size_t>> jobs_of_;
+  std::vector<std::size_t> admission_;  // inputs with work to do, in order
+  std::size_t todo_ = 0;
+
+  std::mutex m_;
+  std::condition_variable cv_, cv_done_;
+  std::size_t next_ = 0, decoding_ = 0, busy_ = 0;
+  int exited_ = 0;
+  std::deque<Decoded> decoded_;
+  std::deque<Rendered> rendered_;
+  std::map<std::size_t, nlohmann::json> records_;
+  bool stop_ = false, interrupted_ = false, stopped_early_ = false;
+  std::size_t written_ = 0, failed_jobs_ = 0;
+  std::set<std::size_t> failed_inputs_;
+  std::set<std::string> warned_;
+};
+
+}  // namespace
+
+RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
+  const auto start = Clock::now();
+  RunSummary summary;
+  summary.seed = effective_seed(pipeline, o.seed);
+  if (o.copies < 1) throw UsageError("--copies must be at least 1");
+  if (o.format != "keep" && !format_for_extension("." + o.format))
+    throw UsageError("--format " + o.format + ": expected keep, jpg, png, webp, tiff or bmp");
+  if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
+    throw UsageError("--shard K/N needs 0 <= K < N");
+
+  std::vector<InputFile> inputs;
+  for (auto& f : list_inputs(o.input))
+    if (in_shard(f.rel, o.shard_index, o.shard_count)) inputs.push_back(std::move(f));
+  summary.inputs = inputs.size();
+  check_locations(o);
+  std::vector<Job> jobs = plan_jobs(inputs, o);
+
+  if (o.dry_run) {
+    for (const auto& job : jobs) {
+      const bool exists = o.resume && fs::exists(o.output / job.out_rel);
+      if (o.listing)
+        *o.listing << inputs[job.input].rel << " -> " << (o.output / job.out_rel).string()
+                   << (exists ? "  (exists, kept)" : "") << "\n";
+    }
+    summary.device = "none (dry run)";
+    summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return summary;
+  }
+
+  const int workers = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::unique_ptr<Backend> backend = open_backend(o.device, workers);
+  summary.device = backend->name();
+
+  std::error_code ec;
+  fs::create_directories(o.output, ec);
+  if (ec) throw UsageError("cannot create the output folder " + o.output.string() + ": " + ec.message());
+  if (o.overwrite || o.resume) {
+    if (const std::size_t n = remove_stale_temps(o.output))
+      spdlog::info("removed {} temporary file{} left by an interrupted run", n, n == 1 ? "" : "s");
+  }
+  {
+    std::set<fs::path> folders;  // every output folder, made once before the workers start
+    for (const auto& job : jobs) folders.insert((o.output / job.out_rel).parent_path());
+    for (const auto& folder : folders) {
+      fs::create_directories(folder, ec);
+      if (ec) throw UsageError("cannot create the output folder " + folder.string() + ": " + ec.message());
+    }
+  }
+  if (o.resume)
+    for (auto& job : jobs) job.exists = fs::exists(o.output / job.out_rel, ec);
+  for (const auto& job : jobs) summary.existing += job.exists ? 1 : 0;
+
+  std::unique_ptr<ManifestWriter> manifest;
+  if (o.manifest) manifest = std::make_unique<ManifestWriter>(*o.manifest);
+
+  Stream stream(pipeline, o, inputs, jobs, *backend, manifest.get(), summary.seed, workers);
+  stream.run(summary);
+  summary.device_busy_seconds = backend->busy_seconds();
+  if (manifest) manifest->finish();
+  summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace aug

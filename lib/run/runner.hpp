@@ -1,0 +1,67 @@
+// `augment run`: a folder of images through a pipeline into an output folder.
+//
+// Everything that can be refused is refused before the first write: the pipeline (already
+// validated), the inputs, output names that collide, an output folder inside the input, a
+// non-empty output folder without --overwrite/--resume, the device.
+//
+// Then decoding, augmenting and encoding overlap across images: N workers take work from two
+// bounded queues (decoded images, augmented images), preferring the later stage, so at most a
+// few images per worker are in memory whatever the number of inputs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "lib/core/error.hpp"
+#include "lib/run/devices.hpp"
+#include "lib/io/codec.hpp"
+#include "lib/pipeline/pipeline.hpp"
+
+namespace aug {
+
+struct RunOptions {
+  std::filesystem::path input, output;
+  std::uint32_t copies = 1;
+  std::optional<std::uint64_t> seed;  // overrides the pipeline's
+  int threads = 0;                    // 0: every core
+  std::string format = "keep";        // keep, jpg, png, webp, tiff, bmp
+  int quality = 95;
+  std::string name;                   // --name template; empty: {stem}{ext} or {stem}_{copy}{ext}
+  bool overwrite = false;
+  bool resume = false;
+  bool dry_run = false;
+  std::optional<std::filesystem::path> manifest;
+  int shard_index = 0, shard_count = 1;
+  std::size_t max_errors = 0;         // stop after this many failed inputs; 0: never
+  DecodeOptions decode;
+  DeviceSpec device;
+  bool progress = false;              // draw a progress line on stderr
+  std::ostream* listing = nullptr;    // where --dry-run lists the outputs
+};
+
+struct RunSummary {
+  std::string device;
+  std::size_t inputs = 0;          // inputs in this run (this shard)
+  std::size_t outputs = 0;         // outputs written
+  std::size_t existing = 0;        // outputs --resume found complete
+  std::size_t failed_inputs = 0;   // inputs with at least one failed output
+  std::size_t failed_outputs = 0;
+  double seconds = 0;
+  double device_busy_seconds = 0;  // GPU backends: time the device spent on images (upper bound)
+  bool interrupted = false;
+  bool stopped_early = false;      // --max-errors reached
+  std::uint64_t seed = 0;
+
+  Exit exit_code() const;
+};
+
+// The seed a run uses: --seed, else the pipeline's "seed", else 0.
+std::uint64_t effective_seed(const Pipeline& pipeline, const std::optional<std::uint64_t>& override_seed);
+
+RunSummary run(const Pipeline& pipeline, const RunOptions& options);
+
+}  // namespace aug

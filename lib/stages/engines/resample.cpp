@@ -1,0 +1,297 @@
+#include "lib/stages/engines/resample.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/core/common.hpp"
+#include "lib/stages/stage.hpp"
+
+// Table arithmetic must not be contracted into FMAs (bitexact.md §0.2); the build passes
+// -ffp-contract=off, and nothing here relies on it being otherwise.
+
+namespace aug {
+
+Interp parse_interp(const std::string& name) {
+  if (name == "nearest") return Interp::Nearest;
+  if (name == "bilinear") return Interp::Bilinear;
+  if (name == "bicubic") return Interp::Bicubic;
+  if (name == "area") return Interp::Area;
+  throw std::invalid_argument("unknown interpolation " + name);
+}
+
+const char* interp_name(Interp i) {
+  switch (i) {
+    case Interp::Nearest: return "nearest";
+    case Interp::Bilinear: return "bilinear";
+    case Interp::Bicubic: return "bicubic";
+    case Interp::Area: return "area";
+  }
+  return "?";
+}
+
+Border parse_border(const std::string& name) {
+  if (name == "reflect101") return Border::Reflect101;
+  if (name == "replicate") return Border::Replicate;
+  if (name == "constant") return Border::Constant;
+  throw std::invalid_argument("unknown border " + name);
+}
+
+const char* border_name(Border b) {
+  switch (b) {
+    case Border::Reflect101: return "reflect101";
+    case Border::Replicate: return "replicate";
+    case Border::Constant: return "constant";
+  }
+  return "?";
+}
+
+int resize_frac_bits(Interp interp, DType dtype) {
+  switch (dtype) {
+    case DType::U8: return (interp == Interp::Bicubic || interp == Interp::Area) ? 11 : 8;
+    case DType::U16: return 14;
+    case DType::F32: return 0;
+  }
+  return 0;
+}
+
+int blur_frac_bits(DType dtype) { return dtype == DType::U8 ? 8 : (dtype == DType::U16 ? 14 : 0); }
+
+int AxisTable::min_index() const { return index.empty() ? 0 : *std::min_element(index.begin(), index.end()); }
+int AxisTable::max_index() const { return index.empty() ? 0 : *std::max_element(index.begin(), index.end()); }
+
+namespace {
+
+using Taps = std::vector<std::pair<int, double>>;  // (source index, weight) of one output
+
+// Quantises one output's weights to fixed point so that they sum to exactly 2^bits: each is
+// rounded half to even, then the remainder goes to the largest weight.
+void quantise(const Taps& taps, int bits, std::int32_t* out) {
+  const double one = std::ldexp(1.0, bits);
+  std::int64_t sum = 0;
+  std::size_t largest = 0;
+  for (std::size_t k = 0; k < taps.size(); ++k) {
+    out[k] = static_cast<std::int32_t>(std::nearbyint(taps[k].second * one));
+    sum += out[k];
+    if (std::fabs(taps[k].second) > std::fabs(taps[largest].second)) largest = k;
+  }
+  out[largest] += static_cast<std::int32_t>(static_cast<std::int64_t>(one) - sum);
+}
+
+// Packs per-output taps into a table of uniform width (missing taps: weight 0 on the last index).
+AxisTable pack(const std::vector<Taps>& per_output, DType dtype, int bits, bool bilinear_exact) {
+  AxisTable t;
+  t.length = static_cast<int>(per_output.size());
+  for (const auto& taps : per_output) t.taps = std::max<int>(t.taps, static_cast<int>(taps.size()));
+  const std::size_t n = static_cast<std::size_t>(t.length) * t.taps;
+  t.index.assign(n, 0);
+  if (dtype == DType::F32) t.fweight.assign(n, 0.f);
+  else t.iweight.assign(n, 0);
+  for (int o = 0; o < t.length; ++o) {
+    const Taps& taps = per_output[o];
+    const std::size_t base = static_cast<std::size_t>(o) * t.taps;
+    for (int k = 0; k < t.taps; ++k)
+      t.index[base + k] = taps[std::min<std::size_t>(k, taps.size() - 1)].first;
+    if (dtype == DType::F32) {
+      for (std::size_t k = 0; k < taps.size(); ++k) t.fweight[base + k] = static_cast<float>(taps[k].second);
+    } else if (bilinear_exact && taps.size() == 2) {
+      // INTER_LINEAR_EXACT: c1 = RNE((f - i) * 2^bits), c0 = 2^bits - c1 (bitexact.md A.1).
+      const std::int32_t one = std::int32_t{1} << bits;
+      const auto c1 = static_cast<std::int32_t>(std::nearbyint(taps[1].second * one));
+      t.iweight[base + 1] = c1;
+      t.iweight[base] = std::max(0, one - c1);
+    } else {
+      quantise(taps, bits, &t.iweight[base]);
+    }
+  }
+  return t;
+}
+
+Taps bilinear_taps(int d, double scale, int src_len) {
+  const double f = scale * (d + 0.5) - 0.5;
+  const double fi = std::floor(f);
+  const int i = static_cast<int>(fi);
+  if (i < 0 || src_len == 1) return {{0, 1.0}};
+  if (i >= src_len - 1) return {{src_len - 1, 1.0}};
+  const double t = f - fi;
+  return {{i, 1.0 - t}, {i + 1, t}};
+}
+
+Taps bicubic_taps(int d, double scale, int src_len) {
+  const double f = scale * (d + 0.5) - 0.5;
+  const double fi = std::floor(f);
+  const int i = static_cast<int>(fi);
+  const double x = f - fi;
+  constexpr double A = -0.75;  // Keys' cubic as in OpenCV
+  const double w0 = ((A * (x + 1) - 5 * A) * (x + 1) + 8 * A) * (x + 1) - 4 * A;
+  const double w1 = ((A + 2) * x - (A + 3)) * x * x + 1;
+  const double w2 = ((A + 2) * (1 - x) - (A + 3)) * (1 - x) * (1 - x) + 1;
+  const double w3 = 1 - w0 - w1 - w2;
+  const double w[4] = {w0, w1, w2, w3};
+  Taps taps;
+  for (int k = 0; k < 4; ++k) taps.emplace_back(std::clamp(i - 1 + k, 0, src_len - 1), w[k]);
+  return taps;
+}
+
+Taps nearest_taps(int d, double scale, int src_len) {
+  return {{std::min(static_cast<int>(std::floor(d * scale)), src_len - 1), 1.0}};
+}
+
+// Box overlap of output cell [d*scale, (d+1)*scale) with the source pixels (shrinking axis).
+Taps area_shrink_taps(int d, double scale, int src_len) {
+  const double f1 = d * scale;
+  const double f2 = f1 + scale;
+  const double cw = std::min(scale, src_len - f1);
+  int s1 = static_cast<int>(std::ceil(f1));
+  const int s2 = std::min(static_cast<int>(std::floor(f2)), src_len - 1);
+  s1 = std::min(s1, s2);
+  Taps taps;
+  if (s1 - f1 > 1e-3) taps.emplace_back(s1 - 1, (s1 - f1) / cw);
+  for (int s = s1; s < s2; ++s) taps.emplace_back(s, 1.0 / cw);
+  if (f2 - s2 > 1e-3) taps.emplace_back(s2, std::min(std::min(f2 - s2, 1.0), cw) / cw);
+  if (taps.empty()) taps.emplace_back(std::clamp(s1, 0, src_len - 1), 1.0);
+  return taps;
+}
+
+// Enlarging axis of INTER_AREA: bilinear with OpenCV's "area mode" coefficients.
+Taps area_enlarge_taps(int d, double scale, int src_len) {
+  const double inv_scale = 1.0 / scale;
+  const int sx = static_cast<int>(std::floor(d * scale));
+  double fx = (d + 1) - (sx + 1) * inv_scale;
+  fx = fx <= 0 ? 0.0 : fx - std::floor(fx);
+  if (sx >= src_len - 1) return {{src_len - 1, 1.0}};
+  return {{sx, 1.0 - fx}, {sx + 1, fx}};
+}
+
+}  // namespace
+
+AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype) {
+  if (src_len <= 0 || dst_len <= 0) throw std::invalid_argument("resize_axis: empty axis");
+  // As cv::resize with an explicit size: inv_scale = dst/src, scale = 1/inv_scale.
+  const double scale = 1.0 / (static_cast<double>(dst_len) / src_len);
+  std::vector<Taps> per_output(dst_len);
+  for (int d = 0; d < dst_len; ++d) {
+    switch (interp) {
+      case Interp::Nearest: per_output[d] = nearest_taps(d, scale, src_len); break;
+      case Interp::Bilinear: per_output[d] = bilinear_taps(d, scale, src_len); break;
+      case Interp::Bicubic: per_output[d] = bicubic_taps(d, scale, src_len); break;
+      case Interp::Area:
+        per_output[d] = scale >= 1.0 ? area_shrink_taps(d, scale, src_len) : area_enlarge_taps(d, scale, src_len);
+        break;
+    }
+    for (auto& tap : per_output[d]) tap.first += offset;
+  }
+  return pack(per_output, dtype, resize_frac_bits(interp, dtype), interp == Interp::Bilinear);
+}
+
+int border_index(int p, int len, Border border) {
+  if (p >= 0 && p < len) return p;
+  switch (border) {
+    case Border::Constant: return -1;
+    case Border::Replicate: return p < 0 ? 0 : len - 1;
+    case Border::Reflect101:
+      if (len == 1) return 0;
+      do {
+        p = p < 0 ? -p : len - 1 - (p - len) - 1;
+      } while (p < 0 || p >= len);
+      return p;
+  }
+  return -1;
+}
+
+AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype) {
+  const int n = static_cast<int>(kernel.size());
+  if (n % 2 == 0) throw std::invalid_argument("blur_axis: even kernel");
+  const int radius = n / 2;
+  const int bits = blur_frac_bits(dtype);
+
+  // The kernel's weights once: fixed point by OpenCV's error diffusion from the outside in, the
+  // centre taking the remainder so that they sum to 2^bits (bitexact.md B); float as rounded.
+  std::vector<std::int32_t> fixed(n);
+  if (dtype != DType::F32) {
+    const double one = std::ldexp(1.0, bits);
+    double err = 0;
+    std::int64_t sum = 0;
+    for (int i = 0; i < radius; ++i) {
+      const double adj = kernel[i] * one + err;
+      const double v = std::nearbyint(adj);
+      err = adj - v;
+      fixed[i] = fixed[n - 1 - i] = static_cast<std::int32_t>(v);
+      sum += 2 * static_cast<std::int64_t>(v);
+    }
+    fixed[radius] = static_cast<std::int32_t>(static_cast<std::int64_t>(one) - sum);
+  }
+
+  AxisTable t;
+  t.taps = n;
+  t.length = len;
+  t.index.resize(static_cast<std::size_t>(len) * n);
+  if (dtype == DType::F32) t.fweight.resize(t.index.size());
+  else t.iweight.resize(t.index.size());
+  for (int o = 0; o < len; ++o) {
+    for (int i = 0; i < n; ++i) {
+      const std::size_t at = static_cast<std::size_t>(o) * n + i;
+      const int src = border_index(o + i - radius, len, border);
+      // A tap outside the image under a constant border contributes 0: weight 0 on a pixel inside.
+      t.index[at] = src >= 0 ? src : std::clamp(o + i - radius, 0, len - 1);
+      if (dtype == DType::F32) t.fweight[at] = src >= 0 ? static_cast<float>(kernel[i]) : 0.f;
+      else t.iweight[at] = src >= 0 ? fixed[i] : 0;
+    }
+  }
+  return t;
+}
+
+void run_separable(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const AxisTable& h, const AxisTable& v,
+                   int frac_bits) {
+  const int row0 = v.min_index();
+  const int rows = v.max_index() - row0 + 1;
+  auto axis = [&](const AxisTable& t) {
+    k::AxisTaps a;
+    a.taps = t.taps;
+    a.index = ctx.table(t.index);
+    if (!t.iweight.empty()) a.iweight = ctx.table(t.iweight);
+    if (!t.fweight.empty()) a.fweight = ctx.table(t.fweight);
+    return a;
+  };
+  const k::AxisTaps ha = axis(h), va = axis(v);
+  with_views(in, out, [&](auto src, auto dst) { k::separable(src, dst, ha, va, frac_bits, row0, rows, ctx, ctx.exec()); });
+}
+
+namespace {
+
+class ResampleOp final : public Op {
+ public:
+  ResampleOp(const Shape& in, const Window& window, int out_width, int out_height, Interp interp)
+      : Op(in, Shape{out_width, out_height, in.channels, in.dtype}), window_(window), interp_(interp) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    run_separable(ctx, in, out, axis_h(), axis_v(), resize_frac_bits(interp_, out_shape().dtype));
+  }
+
+  nlohmann::json params() const override {
+    nlohmann::json j{{"width", out_shape().width}, {"height", out_shape().height}, {"interpolation", interp_name(interp_)}};
+    if (window_.x != 0 || window_.y != 0 || window_.width != in_shape().width || window_.height != in_shape().height)
+      j["crop"] = {window_.x, window_.y, window_.width, window_.height};
+    return j;
+  }
+
+ private:
+  AxisTable axis_h() const {
+    return resize_axis(window_.width, out_shape().width, window_.x, interp_, out_shape().dtype);
+  }
+  AxisTable axis_v() const {
+    return resize_axis(window_.height, out_shape().height, window_.y, interp_, out_shape().dtype);
+  }
+
+  Window window_;
+  Interp interp_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> make_resample_op(const Shape& in, const Window& window, int out_width, int out_height,
+                                     Interp interp) {
+  return std::make_unique<ResampleOp>(in, window, out_width, out_height, interp);
+}
+
+}  // namespace aug

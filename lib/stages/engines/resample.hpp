@@ -1,0 +1,63 @@
+// Host-side tables for the separable engine (kernels/separable.hpp), computed in double once per
+// image and handed unchanged to every backend, and the op that runs it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/engines/separable.hpp"
+#include "lib/core/image.hpp"
+#include "lib/exec/kernel_context.hpp"
+
+namespace aug {
+
+class Op;
+
+enum class Interp { Nearest, Bilinear, Bicubic, Area };
+enum class Border { Reflect101, Replicate, Constant };
+
+Interp parse_interp(const std::string& name);  // "nearest", "bilinear", "bicubic", "area"
+const char* interp_name(Interp i);
+Border parse_border(const std::string& name);  // "reflect101", "replicate", "constant"
+const char* border_name(Border b);
+
+// Fractional bits of the fixed-point weights for integer images (0 for float).
+int resize_frac_bits(Interp interp, DType dtype);
+int blur_frac_bits(DType dtype);
+
+struct AxisTable {
+  int taps = 0;
+  int length = 0;  // output length
+  std::vector<std::int32_t> index;
+  std::vector<std::int32_t> iweight;
+  std::vector<float> fweight;
+
+  int min_index() const;
+  int max_index() const;
+};
+
+// Resampling of source positions [offset, offset + src_len) onto dst_len outputs.
+AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype);
+
+// Correlation with `kernel` (odd length, sums to 1, from cv::getGaussianKernel) under `border`.
+AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype);
+
+// The source index OpenCV's cv::borderInterpolate returns (-1 for Constant outside the image).
+int border_index(int p, int len, Border border);
+
+// Runs the separable engine with the given tables on `ctx` (its kernels, or on the CPU backend its
+// vectorised host driver; both compute the same function).
+void run_separable(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const AxisTable& h, const AxisTable& v,
+                   int frac_bits);
+
+// A source window resampled to out_width x out_height: resize (window = whole image) and
+// random_resized_crop. 8-bit bilinear is cv::resize INTER_LINEAR_EXACT to the bit (bitexact.md A.1).
+struct Window {
+  int x = 0, y = 0, width = 0, height = 0;
+};
+std::unique_ptr<Op> make_resample_op(const Shape& in, const Window& window, int out_width, int out_height,
+                                     Interp interp);
+
+}  // namespace aug

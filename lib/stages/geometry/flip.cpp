@@ -1,0 +1,65 @@
+// flip: mirror the image horizontally or vertically.
+#include <opencv2/core.hpp>
+
+#include "kernels/geometry/flip.hpp"
+#include "lib/io/cv_bridge.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const StageSpec& flip_spec() {
+  static const StageSpec spec{
+      .name = "flip",
+      .summary = "Mirror the image left-right (horizontal) or top-bottom (vertical).",
+      .params = {{.name = "direction",
+                  .type = ParamType::Enum,
+                  .doc = "axis to mirror; a list draws one per image",
+                  .default_value = "horizontal",
+                  .random = true,
+                  .choices = {"horizontal", "vertical"}}},
+      .tolerance = {.reason = "pixels are moved, never computed"},
+      .example = {{"stage", "flip"}, {"direction", {"horizontal", "vertical"}}, {"p", 0.5}},
+      .cases = {R"({"direction": "horizontal"})",
+                R"({"direction": "vertical"})"},
+      .no_identity = "every direction mirrors the image",
+      .bench = {R"({"direction": "horizontal"})"},
+  };
+  return spec;
+}
+
+class FlipOp final : public Op {
+ public:
+  FlipOp(const Shape& s, bool horizontal) : Op(s, s), horizontal_(horizontal) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    if (ctx.cpu()) {  // pixels moved, nothing computed: OpenCV's copy loops
+      cv::Mat dst = as_mat(out);
+      cv::flip(as_mat(in), dst, horizontal_ ? 1 : 0);
+      return;
+    }
+    with_views(in, out, [&](auto src, auto dst) { k::flip(src, dst, horizontal_, !horizontal_, ctx.exec()); });
+  }
+  nlohmann::json params() const override { return {{"direction", horizontal_ ? "horizontal" : "vertical"}}; }
+
+ private:
+  bool horizontal_;
+};
+
+class Flip final : public Stage {
+ public:
+  explicit Flip(const StageConfig& c) : direction_(c.enumeration("direction")) {}
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    return std::make_unique<FlipOp>(in, direction_.sample(d) == "horizontal");
+  }
+
+ private:
+  EnumParam direction_;
+};
+
+}  // namespace
+
+StageType flip_stage() { return stage_type<Flip>(&flip_spec); }
+
+}  // namespace aug

@@ -1,0 +1,104 @@
+// random_resized_crop: torchvision's RandomResizedCrop.
+#include <algorithm>
+#include <cmath>
+
+#include "lib/stages/engines/resample.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+ParamSpec resize_interpolation_param();
+
+namespace {
+
+const StageSpec& random_resized_crop_spec() {
+  static const StageSpec spec{
+      .name = "random_resized_crop",
+      .summary = "Crop a random area and aspect ratio, then resize it to a fixed size (torchvision RandomResizedCrop).",
+      .notes = {"Up to 10 tries draw an area fraction uniformly from scale and an aspect ratio log-uniformly from "
+                "ratio, rounding the window half to even; a window that fits is placed uniformly. Otherwise the "
+                "largest centred window within ratio is used. Then the window is resized as the resize stage does."},
+      .params = {{.name = "size",
+                  .type = ParamType::IntPair,
+                  .doc = "output size; one integer means a square",
+                  .min = Bound{1},
+                  .max = Bound{65535},
+                  .elements = "[width, height]"},
+                 {.name = "scale",
+                  .type = ParamType::NumberPair,
+                  .doc = "range of the window's area as a fraction of the image's",
+                  .default_value = {0.08, 1.0},
+                  .min = Bound{0, true},
+                  .max = Bound{1},
+                  .ordered = true,
+                  .elements = "[lo, hi]"},
+                 {.name = "ratio",
+                  .type = ParamType::NumberPair,
+                  .doc = "range of the window's aspect ratio (width / height)",
+                  .default_value = {3.0 / 4.0, 4.0 / 3.0},
+                  .min = Bound{0, true},
+                  .max = Bound{100},
+                  .ordered = true,
+                  .elements = "[lo, hi]"},
+                 resize_interpolation_param()},
+      .tolerance = {.f32 = 0, .reason = "as resize"},
+      .example = {{"stage", "random_resized_crop"}, {"size", {224, 224}}, {"scale", {0.08, 1.0}}},
+      .cases = {R"({"size": [9, 7], "interpolation": "bilinear"})",
+                R"({"size": [12, 12], "interpolation": "bicubic"})",
+                R"({"size": [6, 11], "interpolation": "area"})"},
+      .no_identity = "the output has a fixed size",
+      .bench = {R"({"size": [224, 224]})"},
+  };
+  return spec;
+}
+
+class RandomResizedCrop final : public Stage {
+ public:
+  explicit RandomResizedCrop(const StageConfig& c)
+      : size_(c.int_pair("size")),
+        scale_(c.number_pair("scale")),
+        ratio_(c.number_pair("ratio")),
+        interp_(c.enumeration("interpolation")) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const Window w = window(d, in.width, in.height);
+    const Interp interp = parse_interp(interp_.sample(d));
+    return make_resample_op(in, w, static_cast<int>(size_[0]), static_cast<int>(size_[1]), interp);
+  }
+
+ private:
+  Window window(Draws& d, int width, int height) const {
+    const double area = static_cast<double>(width) * height;
+    const double log_lo = std::log(ratio_[0]), log_hi = std::log(ratio_[1]);
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      const double target = area * d.uniform(scale_[0], scale_[1]);
+      const double aspect = std::exp(d.uniform(log_lo, log_hi));
+      const int w = static_cast<int>(std::nearbyint(std::sqrt(target * aspect)));
+      const int h = static_cast<int>(std::nearbyint(std::sqrt(target / aspect)));
+      if (w > 0 && w <= width && h > 0 && h <= height) {
+        const int y = static_cast<int>(d.integer(0, height - h));
+        const int x = static_cast<int>(d.integer(0, width - w));
+        return {x, y, w, h};
+      }
+    }
+    // Fallback: the largest centred window whose ratio is within range.
+    const double in_ratio = static_cast<double>(width) / height;
+    int w = width, h = height;
+    if (in_ratio < ratio_[0]) {
+      h = std::clamp(static_cast<int>(std::nearbyint(w / ratio_[0])), 1, height);
+    } else if (in_ratio > ratio_[1]) {
+      w = std::clamp(static_cast<int>(std::nearbyint(h * ratio_[1])), 1, width);
+    }
+    return {(width - w) / 2, (height - h) / 2, w, h};
+  }
+
+  IntPair size_;
+  NumberPair scale_, ratio_;
+  EnumParam interp_;
+};
+
+}  // namespace
+
+StageType random_resized_crop_stage() { return stage_type<RandomResizedCrop>(&random_resized_crop_spec); }
+
+}  // namespace aug

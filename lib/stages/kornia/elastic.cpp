@@ -1,0 +1,139 @@
+// elastic: Kornia's RandomElasticTransform (kornia-stages.md §4), identity-preserving grid.
+#include <cmath>
+
+#include "kernels/kornia/elastic.hpp"
+#include "lib/stages/kornia/kornia_gaussian.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const StageSpec& elastic_spec() {
+  static const StageSpec spec{
+      .name = "elastic",
+      .summary = "Elastic deformation by a smoothed random displacement field (Kornia RandomElasticTransform).",
+      .notes = {"Per pixel a noise pair U(-1, 1) from the keyed generator (so every backend draws the same field), "
+                "smoothed by a zero-padded separable Gaussian (along x with kernel_size[1], sigma[1], then along y "
+                "with kernel_size[0], sigma[0]: Kornia's (y, x) order), scaled by alpha[0] along x and alpha[1] "
+                "along y (Kornia's (x, y) order). Displacements are in normalised units: [-1, 1] spans the image.",
+                "Grid convention: a pixel's own position is ((2j + 1) / W - 1), the one grid_sample uses with "
+                "align_corners=False, so zero displacement is the identity (Kornia #4382; earlier Kornia used a "
+                "corner-aligned base grid and shifted images even with alpha 0). Each coordinate is clamped to "
+                "[-1, 1]. Bilinear sampling of integer images uses fixed-point weights (1/32 pixel); nearest "
+                "rounds half to even."},
+      .params = {{.name = "kernel_size",
+                  .type = ParamType::IntPair,
+                  .doc = "smoothing kernel sizes",
+                  .default_value = {63, 63},
+                  .min = Bound{1},
+                  .max = Bound{401},
+                  .odd = true,
+                  .elements = "[y, x]"},
+                 {.name = "sigma",
+                  .type = ParamType::NumberPair,
+                  .doc = "smoothing standard deviations in pixels (larger: smoother, smaller displacements)",
+                  .default_value = {32.0, 32.0},
+                  .min = Bound{0, true},
+                  .max = Bound{1000},
+                  .elements = "[y, x]"},
+                 {.name = "alpha",
+                  .type = ParamType::NumberPair,
+                  .doc = "displacement scales",
+                  .default_value = {1.0, 1.0},
+                  .min = Bound{0},
+                  .max = Bound{1000},
+                  .elements = "[x, y]"},
+                 {.name = "interpolation",
+                  .type = ParamType::Enum,
+                  .doc = "bilinear or nearest",
+                  .default_value = "bilinear",
+                  .choices = {"bilinear", "nearest"}},
+                 {.name = "padding",
+                  .type = ParamType::Enum,
+                  .doc = "what is sampled outside the image: zeros, border (the edge) or reflection",
+                  .default_value = "zeros",
+                  .choices = {"zeros", "border", "reflection"}}},
+      .default_p = 0.5,
+      .tolerance = {.reason = "noise from the same counter-based generator, smoothing and coordinates in the same "
+                              "binary32 operations and order on every backend; integer sampling in fixed point"},
+      .example = {{"stage", "elastic"}, {"kernel_size", {63, 63}}, {"sigma", {32, 32}}, {"alpha", {1, 1}}},
+      .cases = {R"({"kernel_size": [7, 5], "sigma": [2, 3], "alpha": [4, 2]})",
+                R"({"kernel_size": 9, "sigma": 1.5, "alpha": [3, 3], "interpolation": "nearest"})",
+                R"({"kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "border"})",
+                R"({"kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "reflection"})",
+                R"({"kernel_size": [31, 21], "sigma": [8, 5], "alpha": [0.5, 0.5]})"},
+      .identity = R"({"alpha": [0, 0], "kernel_size": 5, "sigma": 2})",
+      .bench = {R"({})", R"({"kernel_size": [31, 31], "sigma": [8, 8]})"},
+  };
+  return spec;
+}
+
+struct ElasticConfig {
+  IntPair ksize;
+  NumberPair sigma, alpha;
+  bool nearest;
+  int padding;
+};
+
+class ElasticOp final : public Op {
+ public:
+  ElasticOp(const Shape& s, const ElasticConfig& c, const k::KeyedStream& stream)
+      : Op(s, s), c_(c), kx_(kornia_gaussian(static_cast<int>(c.ksize[1]), c.sigma[1], static_cast<double>(c.ksize[1] / 2))),
+        ky_(kornia_gaussian(static_cast<int>(c.ksize[0]), c.sigma[0], static_cast<double>(c.ksize[0] / 2))) {
+    args_.stream = stream;
+    args_.kx_size = static_cast<int>(kx_.size());
+    args_.ky_size = static_cast<int>(ky_.size());
+    args_.alpha_x = static_cast<float>(c.alpha[0]);
+    args_.alpha_y = static_cast<float>(c.alpha[1]);
+    args_.nearest = c.nearest;
+    args_.padding = c.padding;
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    k::ElasticArgs a = args_;
+    a.kx = ctx.table(kx_);
+    a.ky = ctx.table(ky_);
+    with_views(in, out, [&](auto src, auto dst) { k::elastic(src, dst, a, ctx, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    static const char* paddings[] = {"zeros", "border", "reflection"};
+    return {{"kernel_size", c_.ksize},
+            {"sigma", c_.sigma},
+            {"alpha", c_.alpha},
+            {"interpolation", c_.nearest ? "nearest" : "bilinear"},
+            {"padding", paddings[c_.padding]}};
+  }
+
+ private:
+  ElasticConfig c_;
+  std::vector<float> kx_, ky_;
+  k::ElasticArgs args_;
+};
+
+class Elastic final : public Stage {
+ public:
+  explicit Elastic(const StageConfig& c) {
+    c_.ksize = c.int_pair("kernel_size");
+    c_.sigma = c.number_pair("sigma");
+    c_.alpha = c.number_pair("alpha");
+    c_.nearest = c.enumeration("interpolation").options[0] == "nearest";
+    const std::string& pad = c.enumeration("padding").options[0];
+    c_.padding = pad == "zeros" ? k::kPadZeros : (pad == "border" ? k::kPadBorder : k::kPadReflection);
+  }
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    // The field's noise comes from this stage's own stream (sub-stream 1), per pixel.
+    return std::make_unique<ElasticOp>(in, c_, d.stream());
+  }
+
+ private:
+  ElasticConfig c_;
+};
+
+}  // namespace
+
+StageType elastic_stage() { return stage_type<Elastic>(&elastic_spec); }
+
+}  // namespace aug

@@ -1,0 +1,109 @@
+// gaussian_illumination: Kornia's RandomGaussianIllumination (kornia-stages.md §1).
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/kornia/gaussian_illumination.hpp"
+#include "lib/stages/kornia/kornia_gaussian.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+ParamSpec range_param(const char* name, const char* doc, double lo, double hi, Bound min, Bound max) {
+  return {.name = name,
+          .type = ParamType::Number,
+          .doc = doc,
+          .default_value = {lo, hi},
+          .random = true,
+          .min = min,
+          .max = max};
+}
+
+const StageSpec& gaussian_illumination_spec() {
+  static const StageSpec spec{
+      .name = "gaussian_illumination",
+      .summary = "Add (or subtract) a Gaussian spot of light (Kornia RandomGaussianIllumination).",
+      .notes = {"Per image: gain, sigma_x = W * U(sigma), centre_x = round_half_even(W * U(center)), the same for y "
+                "with H, and a sign (+1 when U(sign) >= 0). The pattern is the outer product of the two normalised "
+                "1-D Gaussian profiles over pixel indices (shifted by +0.5 on even sizes, as Kornia), min-max "
+                "normalised with 1e-6, times sign * gain, added and clamped to [0, 1]. Integer images are mapped to "
+                "[0, 1] and back with round half to even; alpha is left alone.",
+                "sigma must be > 0 (Kornia accepts 0 and returns NaNs)."},
+      .params = {range_param("gain", "strength; a number or [lo, hi]", 0.01, 0.15, Bound{0}, Bound{1}),
+                 range_param("center", "centre as a fraction of the size; a number or [lo, hi]", 0.1, 0.9, Bound{0},
+                             Bound{1}),
+                 range_param("sigma", "spread as a fraction of the size; a number or [lo, hi]", 0.2, 1.0,
+                             Bound{0, true}, Bound{1}),
+                 range_param("sign", "U(sign) >= 0 brightens, < 0 darkens; a number or [lo, hi]", -1.0, 1.0,
+                             Bound{-1}, Bound{1})},
+      .default_p = 0.5,
+      .tolerance = {.reason = "the profiles are computed once on the host; every backend does the same binary32 "
+                              "operations in the same order, no FMA"},
+      .example = {{"stage", "gaussian_illumination"}, {"gain", {0.01, 0.15}}, {"p", 0.5}},
+      .cases = {R"({"gain": [0.05, 0.3], "sign": [-1, 1]})",
+                R"({"gain": 0.5, "center": 0.3, "sigma": 0.1, "sign": 1})"},
+      .identity = R"({"gain": 0})",
+      .bench = {R"({})"},
+  };
+  return spec;
+}
+
+class IlluminationOp final : public Op {
+ public:
+  IlluminationOp(const Shape& s, double gain, int sign, double cx, double cy, double sx, double sy)
+      : Op(s, s), gain_(gain), sign_(sign), cx_(cx), cy_(cy), sx_(sx), sy_(sy), gx_(kornia_gaussian(s.width, sx, cx)),
+        gy_(kornia_gaussian(s.height, sy, cy)) {
+    // Rounding is monotonic, so the pattern's extremes are the products of the profiles' extremes.
+    const auto [xmin, xmax] = std::minmax_element(gx_.begin(), gx_.end());
+    const auto [ymin, ymax] = std::minmax_element(gy_.begin(), gy_.end());
+    args_.gmin = *ymin * *xmin;
+    const float gmax = *ymax * *xmax;
+    args_.denom = (gmax - args_.gmin) + 1e-6f;
+    args_.signed_gain = static_cast<float>(sign) * static_cast<float>(gain);
+    args_.color_channels = s.channels == 4 ? 3 : s.channels;
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    k::IlluminationArgs a = args_;
+    a.gx = ctx.table(gx_);
+    a.gy = ctx.table(gy_);
+    with_views(in, out, [&](auto src, auto dst) { k::illumination(src, dst, a, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    return {{"gain", gain_}, {"sign", sign_}, {"center", {cx_, cy_}}, {"sigma", {sx_, sy_}}};
+  }
+
+ private:
+  double gain_;
+  int sign_;
+  double cx_, cy_, sx_, sy_;
+  std::vector<float> gx_, gy_;
+  k::IlluminationArgs args_;
+};
+
+class GaussianIllumination final : public Stage {
+ public:
+  explicit GaussianIllumination(const StageConfig& c)
+      : gain_(c.number("gain")), center_(c.number("center")), sigma_(c.number("sigma")), sign_(c.number("sign")) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const double gain = gain_.sample(d);
+    const double sx = in.width * sigma_.sample(d);
+    const double cx = std::nearbyint(in.width * center_.sample(d));
+    const double sy = in.height * sigma_.sample(d);
+    const double cy = std::nearbyint(in.height * center_.sample(d));
+    const int sign = sign_.sample(d) >= 0 ? 1 : -1;
+    return std::make_unique<IlluminationOp>(in, gain, sign, cx, cy, sx, sy);
+  }
+
+ private:
+  NumberParam gain_, center_, sigma_, sign_;
+};
+
+}  // namespace
+
+StageType gaussian_illumination_stage() { return stage_type<GaussianIllumination>(&gaussian_illumination_spec); }
+
+}  // namespace aug

@@ -1,0 +1,115 @@
+// planckian_jitter: Kornia's RandomPlanckianJitter (kornia-stages.md §2).
+#include <array>
+
+#include "kernels/kornia/planckian_jitter.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+// Chromaticities [R, G, B] of black-body radiators and CIE D illuminants (Zini et al. 2022, as
+// tabulated by Kornia's get_planckian_coeffs). Only the ratios R/G and B/G are used.
+constexpr std::array<std::array<float, 3>, 25> kBlackbody{{
+    {0.6743f, 0.4029f, 0.0013f}, {0.6281f, 0.4241f, 0.1665f}, {0.5919f, 0.4372f, 0.2513f},
+    {0.5623f, 0.4457f, 0.3154f}, {0.5376f, 0.4515f, 0.3672f}, {0.5163f, 0.4555f, 0.4103f},
+    {0.4979f, 0.4584f, 0.4468f}, {0.4816f, 0.4604f, 0.4782f}, {0.4672f, 0.4619f, 0.5053f},
+    {0.4542f, 0.4630f, 0.5289f}, {0.4426f, 0.4638f, 0.5497f}, {0.4320f, 0.4644f, 0.5681f},
+    {0.4223f, 0.4648f, 0.5844f}, {0.4135f, 0.4651f, 0.5990f}, {0.4054f, 0.4653f, 0.6121f},
+    {0.3980f, 0.4654f, 0.6239f}, {0.3911f, 0.4655f, 0.6346f}, {0.3847f, 0.4656f, 0.6444f},
+    {0.3787f, 0.4656f, 0.6532f}, {0.3732f, 0.4656f, 0.6613f}, {0.3680f, 0.4655f, 0.6688f},
+    {0.3632f, 0.4655f, 0.6756f}, {0.3586f, 0.4655f, 0.6820f}, {0.3544f, 0.4654f, 0.6878f},
+    {0.3503f, 0.4653f, 0.6933f},
+}};
+constexpr std::array<std::array<float, 3>, 23> kCied{{
+    {0.5829f, 0.4421f, 0.2288f}, {0.5510f, 0.4514f, 0.2948f}, {0.5246f, 0.4576f, 0.3488f},
+    {0.5021f, 0.4618f, 0.3941f}, {0.4826f, 0.4646f, 0.4325f}, {0.4654f, 0.4667f, 0.4654f},
+    {0.4502f, 0.4681f, 0.4938f}, {0.4364f, 0.4692f, 0.5186f}, {0.4240f, 0.4700f, 0.5403f},
+    {0.4127f, 0.4705f, 0.5594f}, {0.4023f, 0.4709f, 0.5763f}, {0.3928f, 0.4713f, 0.5914f},
+    {0.3839f, 0.4715f, 0.6049f}, {0.3757f, 0.4716f, 0.6171f}, {0.3681f, 0.4717f, 0.6281f},
+    {0.3609f, 0.4718f, 0.6380f}, {0.3543f, 0.4719f, 0.6472f}, {0.3480f, 0.4719f, 0.6555f},
+    {0.3421f, 0.4719f, 0.6631f}, {0.3365f, 0.4719f, 0.6702f}, {0.3313f, 0.4719f, 0.6766f},
+    {0.3263f, 0.4719f, 0.6826f}, {0.3217f, 0.4719f, 0.6882f},
+}};
+
+const StageSpec& planckian_jitter_spec() {
+  static const StageSpec spec{
+      .name = "planckian_jitter",
+      .summary = "Recolour as if lit by a black body or a CIE D illuminant (Kornia RandomPlanckianJitter).",
+      .notes = {"Per image one row of the mode's table is drawn uniformly (from select_from when given, in its "
+                "order; repeating a row weights it). Red is multiplied by R/G and blue by B/G of that row (binary32, "
+                "as Kornia), green is unchanged, and the result is clamped at 1 only (every channel, as Kornia); integer images are mapped to "
+                "[0, 1] and back with round half to even. Needs RGB (alpha is carried through)."},
+      .params = {{.name = "mode",
+                  .type = ParamType::Enum,
+                  .doc = "blackbody (25 rows) or CIED (23 rows)",
+                  .default_value = "blackbody",
+                  .choices = {"blackbody", "CIED"}},
+                 {.name = "select_from",
+                  .type = ParamType::IntList,
+                  .doc = "row indices to draw from (blackbody 0-24, CIED 0-22); all rows when absent",
+                  .optional = true,
+                  .min = Bound{0},
+                  .max = Bound{24}}},
+      .channels = {3, 4},
+      .default_p = 0.5,
+      .tolerance = {.reason = "the same binary32 multiply, clamp and rounding on every backend"},
+      .example = {{"stage", "planckian_jitter"}, {"mode", "blackbody"}, {"select_from", {0, 6, 12, 18, 24}}, {"p", 0.5}},
+      .cases = {R"({"mode": "blackbody"})",
+                R"({"mode": "CIED", "select_from": [0, 22]})"},
+      .no_identity = "no row of either table is neutral (R/G and B/G are never both 1)",
+      .bench = {R"({})"},
+  };
+  return spec;
+}
+
+class PlanckianOp final : public Op {
+ public:
+  PlanckianOp(const Shape& s, std::string mode, int row, float r_w, float b_w)
+      : Op(s, s), mode_(std::move(mode)), row_(row), r_w_(r_w), b_w_(b_w) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    with_views(in, out, [&](auto src, auto dst) { k::planckian(src, dst, r_w_, b_w_, ctx.exec()); });
+  }
+  nlohmann::json params() const override {
+    return {{"mode", mode_}, {"row", row_}, {"r_w", r_w_}, {"b_w", b_w_}};
+  }
+
+ private:
+  std::string mode_;
+  int row_;
+  float r_w_, b_w_;
+};
+
+class PlanckianJitter final : public Stage {
+ public:
+  explicit PlanckianJitter(const StageConfig& c) : mode_(c.enumeration("mode").options[0]) {
+    const int rows = mode_ == "blackbody" ? static_cast<int>(kBlackbody.size()) : static_cast<int>(kCied.size());
+    if (c.has("select_from")) {
+      for (const auto r : c.int_list("select_from")) {
+        if (r >= rows)
+          c.fail("select_from", "row " + std::to_string(r) + " does not exist in the " + mode_ + " table (0-" +
+                                    std::to_string(rows - 1) + ")");
+        rows_.push_back(static_cast<int>(r));
+      }
+    } else {
+      for (int r = 0; r < rows; ++r) rows_.push_back(r);
+    }
+  }
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const int row = rows_[static_cast<std::size_t>(d.integer(0, static_cast<std::int64_t>(rows_.size()) - 1))];
+    const auto& rgb = mode_ == "blackbody" ? kBlackbody[row] : kCied[row];
+    return std::make_unique<PlanckianOp>(in, mode_, row, rgb[0] / rgb[1], rgb[2] / rgb[1]);  // binary32, as Kornia
+  }
+
+ private:
+  std::string mode_;
+  std::vector<int> rows_;
+};
+
+}  // namespace
+
+StageType planckian_jitter_stage() { return stage_type<PlanckianJitter>(&planckian_jitter_spec); }
+
+}  // namespace aug
