@@ -22,12 +22,12 @@ Location Location::child(const std::string& key) const {
 
 Location Location::child(std::size_t index) const { return Location{file, pointer + "/" + std::to_string(index)}; }
 
-void StageConfig::fail(const std::string& param, const std::string& message) const {
-  throw PipelineError(where_.child(param).str() + ": " + spec_->name + ": " + message);
+void StageConfig::fail(const ParamSpec& param, const std::string& message) const {
+  throw PipelineError(where_.child(param.name).str() + ": " + spec_->name + ": " + message);
 }
 
 template <class T>
-const T& StageConfig::get(const std::string& name) const {
+const T& StageConfig::value(const std::string& name) const {
   const auto it = values_.find(name);
   if (it == values_.end()) throw std::logic_error(spec_->name + ": parameter \"" + name + "\" is not set");
   const T* v = std::get_if<T>(&it->second);
@@ -35,14 +35,14 @@ const T& StageConfig::get(const std::string& name) const {
   return *v;
 }
 
-template const NumberParam& StageConfig::get<NumberParam>(const std::string&) const;
-template const IntegerParam& StageConfig::get<IntegerParam>(const std::string&) const;
-template const EnumParam& StageConfig::get<EnumParam>(const std::string&) const;
-template const IntPair& StageConfig::get<IntPair>(const std::string&) const;
-template const NumberPair& StageConfig::get<NumberPair>(const std::string&) const;
-template const std::vector<std::int64_t>& StageConfig::get<std::vector<std::int64_t>>(const std::string&) const;
-template const std::vector<double>& StageConfig::get<std::vector<double>>(const std::string&) const;
-template const bool& StageConfig::get<bool>(const std::string&) const;
+template const NumberParam& StageConfig::value<NumberParam>(const std::string&) const;
+template const IntegerParam& StageConfig::value<IntegerParam>(const std::string&) const;
+template const EnumParam& StageConfig::value<EnumParam>(const std::string&) const;
+template const IntPair& StageConfig::value<IntPair>(const std::string&) const;
+template const NumberPair& StageConfig::value<NumberPair>(const std::string&) const;
+template const std::vector<std::int64_t>& StageConfig::value<std::vector<std::int64_t>>(const std::string&) const;
+template const std::vector<double>& StageConfig::value<std::vector<double>>(const std::string&) const;
+template const bool& StageConfig::value<bool>(const std::string&) const;
 
 namespace {
 

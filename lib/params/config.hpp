@@ -12,31 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/rng.hpp"
+#include "lib/params/param.hpp"
 #include "lib/params/spec.hpp"
 
 namespace aug {
 
-struct NumberParam {
-  double lo = 0, hi = 0;
-  bool is_range = false;
-  double sample(Draws& d) const { return is_range ? d.uniform(lo, hi) : lo; }
-};
-
-struct IntegerParam {
-  std::int64_t lo = 0, hi = 0;
-  bool is_range = false;
-  std::int64_t sample(Draws& d) const { return is_range ? d.integer(lo, hi) : lo; }
-};
-
-struct EnumParam {
-  std::vector<std::string> options;
-  const std::string& sample(Draws& d) const {
-    return options.size() == 1 ? options[0] : options[static_cast<std::size_t>(d.integer(0, options.size() - 1))];
-  }
-};
-
-using IntPair = std::array<std::int64_t, 2>;
-using NumberPair = std::array<double, 2>;
 using ParamValue = std::variant<NumberParam, IntegerParam, EnumParam, IntPair, NumberPair, std::vector<std::int64_t>,
                                 std::vector<double>, bool>;
 
@@ -55,27 +35,28 @@ class StageConfig {
 
   const StageSpec& spec() const { return *spec_; }
   const Location& where() const { return where_; }
-  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  bool has(const ParamSpec& p) const { return values_.count(p.name) != 0; }
 
-  const NumberParam& number(const std::string& name) const { return get<NumberParam>(name); }
-  const IntegerParam& integer(const std::string& name) const { return get<IntegerParam>(name); }
-  const EnumParam& enumeration(const std::string& name) const { return get<EnumParam>(name); }
-  IntPair int_pair(const std::string& name) const { return get<IntPair>(name); }
-  NumberPair number_pair(const std::string& name) const { return get<NumberPair>(name); }
-  const std::vector<std::int64_t>& int_list(const std::string& name) const {
-    return get<std::vector<std::int64_t>>(name);
+  // A parameter's value, read through its declaration.
+  template <class V>
+  const V& get(const Param<V>& p) const {
+    return value<V>(p.name);
   }
-  const std::vector<double>& number_list(const std::string& name) const { return get<std::vector<double>>(name); }
-  bool flag(const std::string& name) const { return get<bool>(name); }
+  template <class E>
+  Drawn<E> get(const Choice<E>& p) const {
+    Drawn<E> d;
+    for (const std::string& w : value<EnumParam>(p.name).options) d.options.push_back(p.words->parse(w));
+    return d;
+  }
 
   // A PipelineError at this stage's parameter: "file:/stages/2/sigma: gaussian_blur: <message>".
-  [[noreturn]] void fail(const std::string& param, const std::string& message) const;
+  [[noreturn]] void fail(const ParamSpec& param, const std::string& message) const;
 
   void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
 
  private:
   template <class T>
-  const T& get(const std::string& name) const;
+  const T& value(const std::string& name) const;
 
   const StageSpec* spec_;
   Location where_;

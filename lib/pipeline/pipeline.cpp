@@ -127,20 +127,20 @@ class Loader {
       n.kind = Node::Kind::Sequence;
     } else if (name == "one_of") {
       n.kind = Node::Kind::OneOf;
-      if (config.has("weights")) {
-        n.weights = config.number_list("weights");
+      if (config.has(kWeights)) {
+        n.weights = config.get(kWeights);
         if (n.weights.size() != n.children.size())
-          config.fail("weights", "has " + std::to_string(n.weights.size()) + " weights for " +
+          config.fail(kWeights, "has " + std::to_string(n.weights.size()) + " weights for " +
                                      std::to_string(n.children.size()) + " stages");
         if (std::accumulate(n.weights.begin(), n.weights.end(), 0.0) <= 0)
-          config.fail("weights", "must not all be zero");
+          config.fail(kWeights, "must not all be zero");
       }
     } else {
       n.kind = Node::Kind::SomeOf;
-      if (!config.has("n")) config.fail("n", "missing \"n\" (how many of the stages to apply)");
-      n.n = config.integer("n");
+      if (!config.has(kCount)) config.fail(kCount, "missing \"n\" (how many of the stages to apply)");
+      n.n = config.get(kCount);
       if (n.n.hi > static_cast<std::int64_t>(n.children.size()))
-        config.fail("n", "= " + std::to_string(n.n.hi) + " exceeds the number of stages (" +
+        config.fail(kCount, "= " + std::to_string(n.n.hi) + " exceeds the number of stages (" +
                              std::to_string(n.children.size()) + ")");
     }
     return n;

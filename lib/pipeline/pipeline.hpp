@@ -14,6 +14,7 @@
 
 #include "lib/core/image.hpp"
 #include "lib/params/config.hpp"
+#include "lib/pipeline/compositions.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {

@@ -52,8 +52,6 @@ struct StageType {
 // Every stage, in the order `augment stages` lists them.
 const std::vector<StageType>& stage_types();
 const StageType* find_stage_type(const std::string& name);
-// The compositions (sequence, one_of, some_of): declared like stages, built by the pipeline loader.
-const std::vector<const StageSpec*>& composition_specs();
 
 // The registration of one stage class S (constructed from its StageConfig) with its spec.
 template <class S>

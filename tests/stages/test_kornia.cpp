@@ -392,6 +392,26 @@ TEST(Elastic, AlphaIsInXYOrder) {
   EXPECT_GT(compare(testing::run_cpu(base + "[0, 20]}", rows), rows).max, 0.01);
 }
 
+TEST(Elastic, PaddingIsKorniasNameForBorder) {
+  // Kornia's padding words and the project's border words give the same pixels; both at once is an error.
+  const Image im = random_image({23, 17, 3, DType::U8}, 8);
+  const std::string base = R"({"stage": "elastic", "p": 1, "kernel_size": 5, "sigma": 1, "alpha": [9, 9], )";
+  for (const auto& [kornia, ours] : {std::pair{"zeros", "constant"}, std::pair{"border", "replicate"},
+                                     std::pair{"reflection", "reflect"}}) {
+    const Image a = testing::run_cpu(base + R"("padding": ")" + kornia + "\"}", im);
+    const Image b = testing::run_cpu(base + R"("border": ")" + ours + "\"}", im);
+    EXPECT_EQ(compare(a, b).count, 0u) << kornia << " vs " << ours;
+  }
+  EXPECT_EQ(compare(testing::run_cpu(base + R"("border": "constant"})", im), testing::run_cpu(base.substr(0, base.size() - 2) + "}", im)).count, 0u)
+      << "constant is the default";
+  try {
+    testing::one_stage(base + R"("padding": "zeros", "border": "constant"})");
+    ADD_FAILURE() << "padding and border together were accepted";
+  } catch (const PipelineError& e) {
+    EXPECT_NE(std::string(e.what()).find("padding"), std::string::npos) << e.what();
+  }
+}
+
 // The whole stage re-derived in double: the noise from the keyed Philox stream, Kornia's zero-padded
 // separable smoothing with kernel_size/sigma in (y, x) order and alpha in (x, y) order, the
 // identity-preserving grid and PyTorch's bilinear zeros-padded sampling.

@@ -198,6 +198,7 @@ const BlurCase kBlurs[] = {
     {1, 1, 2.0, 0, "reflect101", cv::BORDER_REFLECT_101},   {2, 3, 1.0, 5, "constant", cv::BORDER_CONSTANT},
     {2, 3, 3.0, 0, "replicate", cv::BORDER_REPLICATE},      {60, 50, 8.0, 0, "reflect101", cv::BORDER_REFLECT_101},
     {30, 20, 12.0, 151, "reflect101", cv::BORDER_REFLECT_101}, {9, 9, 0.3, 3, "constant", cv::BORDER_CONSTANT},
+    {41, 39, 1.8, 0, "reflect", cv::BORDER_REFLECT},       {2, 3, 2.2, 9, "reflect", cv::BORDER_REFLECT},
 };
 
 std::string blur_json(const BlurCase& b) {

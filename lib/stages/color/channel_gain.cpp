@@ -8,15 +8,17 @@ namespace aug {
 
 namespace {
 
-ParamSpec gain_param(const char* name, const char* doc) {
-  return {.name = name,
-          .type = ParamType::Number,
+Param<NumberParam> gain_param(const char* name, const char* doc) {
+  return Param<NumberParam>({.name = name,
           .doc = doc,
           .default_value = 1.0,
           .random = true,
           .min = Bound{0},
-          .max = Bound{10}};
+          .max = Bound{10}});
 }
+
+const Param<NumberParam> kR = gain_param("r", "red gain"), kG = gain_param("g", "green gain"),
+                         kB = gain_param("b", "blue gain");
 
 const StageSpec& channel_gain_spec() {
   static const StageSpec spec{
@@ -26,7 +28,7 @@ const StageSpec& channel_gain_spec() {
                 "float images: in * gain clamped to [0, 1]. Alpha is left alone.",
                 "A grayscale image is multiplied by 0.299 r + 0.587 g + 0.114 b, the gain the three would "
                 "give a neutral grey's luminance (BT.601 weights)."},
-      .params = {gain_param("r", "red gain"), gain_param("g", "green gain"), gain_param("b", "blue gain")},
+      .params = {kR, kG, kB},
       .tolerance = {.reason = "integer images: the same integer formula on every backend; float images: one "
                               "IEEE multiply and a clamp"},
       .example = {{"stage", "channel_gain"}, {"r", 1.1}, {"g", 1.0}, {"b", 0.85}},
@@ -53,7 +55,7 @@ class GainOp final : public Op {
     with_views(in, out, [&](auto src, auto dst) { k::channel_gain(src, dst, args_, ctx.exec()); });
   }
 
-  nlohmann::json params() const override { return {{"r", gains_[0]}, {"g", gains_[1]}, {"b", gains_[2]}}; }
+  nlohmann::json params() const override { return {{kR.name, gains_[0]}, {kG.name, gains_[1]}, {kB.name, gains_[2]}}; }
 
  private:
   double gains_[3];
@@ -62,7 +64,7 @@ class GainOp final : public Op {
 
 class ChannelGain final : public Stage {
  public:
-  explicit ChannelGain(const StageConfig& c) : r_(c.number("r")), g_(c.number("g")), b_(c.number("b")) {}
+  explicit ChannelGain(const StageConfig& c) : r_(c.get(kR)), g_(c.get(kG)), b_(c.get(kB)) {}
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const double r = r_.sample(d), g = g_.sample(d), b = b_.sample(d);
     return std::make_unique<GainOp>(in, r, g, b);

@@ -12,38 +12,10 @@
 
 namespace aug {
 
-Interp parse_interp(const std::string& name) {
-  if (name == "nearest") return Interp::Nearest;
-  if (name == "bilinear") return Interp::Bilinear;
-  if (name == "bicubic") return Interp::Bicubic;
-  if (name == "area") return Interp::Area;
-  throw std::invalid_argument("unknown interpolation " + name);
-}
-
-const char* interp_name(Interp i) {
-  switch (i) {
-    case Interp::Nearest: return "nearest";
-    case Interp::Bilinear: return "bilinear";
-    case Interp::Bicubic: return "bicubic";
-    case Interp::Area: return "area";
-  }
-  return "?";
-}
-
-Border parse_border(const std::string& name) {
-  if (name == "reflect101") return Border::Reflect101;
-  if (name == "replicate") return Border::Replicate;
-  if (name == "constant") return Border::Constant;
-  throw std::invalid_argument("unknown border " + name);
-}
-
-const char* border_name(Border b) {
-  switch (b) {
-    case Border::Reflect101: return "reflect101";
-    case Border::Replicate: return "replicate";
-    case Border::Constant: return "constant";
-  }
-  return "?";
+Choice<Interp> resample_interpolation_param() {
+  return interpolation_param({Interp::Bilinear, Interp::Nearest, Interp::Bicubic, Interp::Area}, Interp::Bilinear,
+                             "nearest, bilinear, bicubic (Keys a = -0.75) or area (box average when shrinking); a "
+                             "list draws one per image");
 }
 
 int resize_frac_bits(Interp interp, DType dtype) {
@@ -184,21 +156,6 @@ AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType
   return pack(per_output, dtype, resize_frac_bits(interp, dtype), interp == Interp::Bilinear);
 }
 
-int border_index(int p, int len, Border border) {
-  if (p >= 0 && p < len) return p;
-  switch (border) {
-    case Border::Constant: return -1;
-    case Border::Replicate: return p < 0 ? 0 : len - 1;
-    case Border::Reflect101:
-      if (len == 1) return 0;
-      do {
-        p = p < 0 ? -p : len - 1 - (p - len) - 1;
-      } while (p < 0 || p >= len);
-      return p;
-  }
-  return -1;
-}
-
 AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype) {
   const int n = static_cast<int>(kernel.size());
   if (n % 2 == 0) throw std::invalid_argument("blur_axis: even kernel");
@@ -269,7 +226,7 @@ class ResampleOp final : public Op {
   }
 
   nlohmann::json params() const override {
-    nlohmann::json j{{"width", out_shape().width}, {"height", out_shape().height}, {"interpolation", interp_name(interp_)}};
+    nlohmann::json j{{"width", out_shape().width}, {"height", out_shape().height}, {"interpolation", interp_words().name(interp_)}};
     if (window_.x != 0 || window_.y != 0 || window_.width != in_shape().width || window_.height != in_shape().height)
       j["crop"] = {window_.x, window_.y, window_.width, window_.height};
     return j;

@@ -10,18 +10,14 @@
 #include "kernels/engines/separable.hpp"
 #include "lib/core/image.hpp"
 #include "lib/exec/kernel_context.hpp"
+#include "lib/stages/engines/vocabulary.hpp"
 
 namespace aug {
 
 class Op;
 
-enum class Interp { Nearest, Bilinear, Bicubic, Area };
-enum class Border { Reflect101, Replicate, Constant };
-
-Interp parse_interp(const std::string& name);  // "nearest", "bilinear", "bicubic", "area"
-const char* interp_name(Interp i);
-Border parse_border(const std::string& name);  // "reflect101", "replicate", "constant"
-const char* border_name(Border b);
+// The `interpolation` of the stages that resample a window (resize, random_resized_crop).
+Choice<Interp> resample_interpolation_param();
 
 // Fractional bits of the fixed-point weights for integer images (0 for float).
 int resize_frac_bits(Interp interp, DType dtype);
@@ -43,9 +39,6 @@ AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType
 
 // Correlation with `kernel` (odd length, sums to 1, from cv::getGaussianKernel) under `border`.
 AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype);
-
-// The source index OpenCV's cv::borderInterpolate returns (-1 for Constant outside the image).
-int border_index(int p, int len, Border border);
 
 // Runs the separable engine with the given tables on `ctx` (its kernels, or on the CPU backend its
 // vectorised host driver; both compute the same function).

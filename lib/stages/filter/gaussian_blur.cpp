@@ -10,6 +10,24 @@ namespace aug {
 
 namespace {
 
+const Param<NumberParam> kSigma{{.name = "sigma",
+                                 .doc = "standard deviation in pixels; [lo, hi] draws one per image",
+                                 .default_value = 1.0,
+                                 .random = true,
+                                 .min = Bound{0, true},
+                                 .max = Bound{50}}};
+const Param<IntegerParam> kKernelSize{{.name = "kernel_size",
+                                       .doc = "odd kernel size; derived from sigma when absent",
+                                       .optional = true,
+                                       .min = Bound{1},
+                                       .max = Bound{301},
+                                       .odd = true}};
+const Choice<Border> kBorder = border_param({Border::Reflect101, Border::Replicate, Border::Reflect, Border::Constant},
+                                            Border::Reflect101,
+                                            "how the image is extended past its edges (reflect101: ...cb|abc|ba..., "
+                                            "replicate: ...aa|abc|cc..., reflect: ...ba|abc|cb..., constant: zeros); "
+                                            "a list draws one per image");
+
 const StageSpec& gaussian_blur_spec() {
   static const StageSpec spec{
       .name = "gaussian_blur",
@@ -17,27 +35,7 @@ const StageSpec& gaussian_blur_spec() {
       .notes = {"The kernel is OpenCV's (cv::getGaussianKernel); without kernel_size its size is "
                 "round(6 sigma + 1) made odd. 8-bit results equal cv::GaussianBlur to the bit (8-bit fixed-point "
                 "taps); 16-bit images use 14-bit taps, float images binary32 taps."},
-      .params = {{.name = "sigma",
-                  .type = ParamType::Number,
-                  .doc = "standard deviation in pixels; [lo, hi] draws one per image",
-                  .default_value = 1.0,
-                  .random = true,
-                  .min = Bound{0, true},
-                  .max = Bound{50}},
-                 {.name = "kernel_size",
-                  .type = ParamType::Integer,
-                  .doc = "odd kernel size; derived from sigma when absent",
-                  .optional = true,
-                  .min = Bound{1},
-                  .max = Bound{301},
-                  .odd = true},
-                 {.name = "border",
-                  .type = ParamType::Enum,
-                  .doc = "how the image is extended past its edges (reflect101: ...cb|abc|ba..., replicate: "
-                         "...aa|abc|cc..., constant: zeros); a list draws one per image",
-                  .default_value = "reflect101",
-                  .random = true,
-                  .choices = {"reflect101", "replicate", "constant"}}},
+      .params = {kSigma, kKernelSize, kBorder},
       .tolerance = {.f32 = 0,
                     .reason = "integer images: integer arithmetic over taps computed once on the host; float "
                               "images: the same binary32 sums in the same order, no FMA contraction"},
@@ -45,6 +43,7 @@ const StageSpec& gaussian_blur_spec() {
       .cases = {R"({"sigma": 1.0, "kernel_size": 7})",
                 R"({"sigma": 2.5, "border": "constant"})",
                 R"({"sigma": 0.8, "border": "replicate"})",
+                R"({"sigma": 1.7, "border": "reflect"})",
                 R"({"sigma": 6})"},
       .identity = R"({"sigma": 1, "kernel_size": 1})",
       .bench = {R"({"sigma": 1.0, "kernel_size": 7})", R"({"sigma": 3.0})"},
@@ -67,7 +66,7 @@ class BlurOp final : public Op {
   }
 
   nlohmann::json params() const override {
-    return {{"sigma", sigma_}, {"kernel_size", ksize_}, {"border", border_name(border_)}};
+    return {{kSigma.name, sigma_}, {kKernelSize.name, ksize_}, {kBorder.name, border_words().name(border_)}};
   }
 
  private:
@@ -84,19 +83,19 @@ class BlurOp final : public Op {
 
 class GaussianBlur final : public Stage {
  public:
-  explicit GaussianBlur(const StageConfig& c) : sigma_(c.number("sigma")), border_(c.enumeration("border")) {
-    if (c.has("kernel_size")) ksize_ = static_cast<int>(c.integer("kernel_size").lo);
+  explicit GaussianBlur(const StageConfig& c) : sigma_(c.get(kSigma)), border_(c.get(kBorder)) {
+    if (c.has(kKernelSize)) ksize_ = static_cast<int>(c.get(kKernelSize).lo);
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const double sigma = sigma_.sample(d);
-    const Border border = parse_border(border_.sample(d));
+    const Border border = border_.sample(d);
     return std::make_unique<BlurOp>(in, sigma, ksize_ > 0 ? ksize_ : kernel_size_for(sigma), border);
   }
 
  private:
   NumberParam sigma_;
-  EnumParam border_;
+  Drawn<Border> border_;
   int ksize_ = 0;
 };
 

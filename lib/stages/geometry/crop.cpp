@@ -9,23 +9,25 @@ namespace aug {
 
 namespace {
 
+const Param<IntPair> kSize{{.name = "size",
+                            .doc = "window size; one integer means a square",
+                            .min = Bound{1},
+                            .max = Bound{65535},
+                            .elements = "[width, height]"}};
+enum class Position { Center, Random };
+const Words<Position> kPositions{{{Position::Center, "center"}, {Position::Random, "random"}}};
+const Choice<Position> kPosition{
+    kPositions,
+    {},
+    Position::Center,
+    {.name = "position", .doc = "where the window sits; random: uniform over every position that fits", .random = true}};
+
 const StageSpec& crop_spec() {
   static const StageSpec spec{
       .name = "crop",
       .summary = "Cut a width x height window from the centre or from a uniformly random position.",
       .notes = {"An image smaller than the window is a per-file error naming the stage; other inputs go on."},
-      .params = {{.name = "size",
-                  .type = ParamType::IntPair,
-                  .doc = "window size; one integer means a square",
-                  .min = Bound{1},
-                  .max = Bound{65535},
-                  .elements = "[width, height]"},
-                 {.name = "position",
-                  .type = ParamType::Enum,
-                  .doc = "where the window sits; random: uniform over every position that fits",
-                  .default_value = "center",
-                  .random = true,
-                  .choices = {"center", "random"}}},
+      .params = {kSize, kPosition},
       .tolerance = {.reason = "pixels are moved, never computed"},
       .example = {{"stage", "crop"}, {"size", {224, 224}}, {"position", "random"}},
       .cases = {R"({"size": [1, 1], "position": "random"})",
@@ -61,7 +63,7 @@ class CropOp final : public Op {
 
 class Crop final : public Stage {
  public:
-  explicit Crop(const StageConfig& c) : size_(c.int_pair("size")), position_(c.enumeration("position")) {}
+  explicit Crop(const StageConfig& c) : size_(c.get(kSize)), position_(c.get(kPosition)) {}
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const int w = static_cast<int>(size_[0]), h = static_cast<int>(size_[1]);
@@ -69,7 +71,7 @@ class Crop final : public Stage {
       throw InputError("crop: the window " + std::to_string(w) + "x" + std::to_string(h) +
                        " is larger than the image (" + std::to_string(in.width) + "x" + std::to_string(in.height) + ")");
     int x = (in.width - w) / 2, y = (in.height - h) / 2;
-    if (position_.sample(d) == "random") {
+    if (position_.sample(d) == Position::Random) {
       x = static_cast<int>(d.integer(0, in.width - w));
       y = static_cast<int>(d.integer(0, in.height - h));
     }
@@ -78,7 +80,7 @@ class Crop final : public Stage {
 
  private:
   IntPair size_;
-  EnumParam position_;
+  Drawn<Position> position_;
 };
 
 }  // namespace

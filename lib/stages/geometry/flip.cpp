@@ -9,16 +9,18 @@ namespace aug {
 
 namespace {
 
+enum class Direction { Horizontal, Vertical };
+const Words<Direction> kDirections{{{Direction::Horizontal, "horizontal"}, {Direction::Vertical, "vertical"}}};
+const Choice<Direction> kDirection{kDirections,
+                                   {},
+                                   Direction::Horizontal,
+                                   {.name = "direction", .doc = "axis to mirror; a list draws one per image", .random = true}};
+
 const StageSpec& flip_spec() {
   static const StageSpec spec{
       .name = "flip",
       .summary = "Mirror the image left-right (horizontal) or top-bottom (vertical).",
-      .params = {{.name = "direction",
-                  .type = ParamType::Enum,
-                  .doc = "axis to mirror; a list draws one per image",
-                  .default_value = "horizontal",
-                  .random = true,
-                  .choices = {"horizontal", "vertical"}}},
+      .params = {kDirection},
       .tolerance = {.reason = "pixels are moved, never computed"},
       .example = {{"stage", "flip"}, {"direction", {"horizontal", "vertical"}}, {"p", 0.5}},
       .cases = {R"({"direction": "horizontal"})",
@@ -41,7 +43,9 @@ class FlipOp final : public Op {
     }
     with_views(in, out, [&](auto src, auto dst) { k::flip(src, dst, horizontal_, !horizontal_, ctx.exec()); });
   }
-  nlohmann::json params() const override { return {{"direction", horizontal_ ? "horizontal" : "vertical"}}; }
+  nlohmann::json params() const override {
+    return {{kDirection.name, kDirections.name(horizontal_ ? Direction::Horizontal : Direction::Vertical)}};
+  }
 
  private:
   bool horizontal_;
@@ -49,13 +53,13 @@ class FlipOp final : public Op {
 
 class Flip final : public Stage {
  public:
-  explicit Flip(const StageConfig& c) : direction_(c.enumeration("direction")) {}
+  explicit Flip(const StageConfig& c) : direction_(c.get(kDirection)) {}
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
-    return std::make_unique<FlipOp>(in, direction_.sample(d) == "horizontal");
+    return std::make_unique<FlipOp>(in, direction_.sample(d) == Direction::Horizontal);
   }
 
  private:
-  EnumParam direction_;
+  Drawn<Direction> direction_;
 };
 
 }  // namespace

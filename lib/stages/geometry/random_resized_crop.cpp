@@ -7,9 +7,28 @@
 
 namespace aug {
 
-ParamSpec resize_interpolation_param();
-
 namespace {
+
+const Param<IntPair> kSize{{.name = "size",
+                            .doc = "output size; one integer means a square",
+                            .min = Bound{1},
+                            .max = Bound{65535},
+                            .elements = "[width, height]"}};
+const Param<NumberPair> kScale{{.name = "scale",
+                                .doc = "range of the window's area as a fraction of the image's",
+                                .default_value = {0.08, 1.0},
+                                .min = Bound{0, true},
+                                .max = Bound{1},
+                                .ordered = true,
+                                .elements = "[lo, hi]"}};
+const Param<NumberPair> kRatio{{.name = "ratio",
+                                .doc = "range of the window's aspect ratio (width / height)",
+                                .default_value = {3.0 / 4.0, 4.0 / 3.0},
+                                .min = Bound{0, true},
+                                .max = Bound{100},
+                                .ordered = true,
+                                .elements = "[lo, hi]"}};
+const Choice<Interp> kInterpolation = resample_interpolation_param();
 
 const StageSpec& random_resized_crop_spec() {
   static const StageSpec spec{
@@ -18,29 +37,7 @@ const StageSpec& random_resized_crop_spec() {
       .notes = {"Up to 10 tries draw an area fraction uniformly from scale and an aspect ratio log-uniformly from "
                 "ratio, rounding the window half to even; a window that fits is placed uniformly. Otherwise the "
                 "largest centred window within ratio is used. Then the window is resized as the resize stage does."},
-      .params = {{.name = "size",
-                  .type = ParamType::IntPair,
-                  .doc = "output size; one integer means a square",
-                  .min = Bound{1},
-                  .max = Bound{65535},
-                  .elements = "[width, height]"},
-                 {.name = "scale",
-                  .type = ParamType::NumberPair,
-                  .doc = "range of the window's area as a fraction of the image's",
-                  .default_value = {0.08, 1.0},
-                  .min = Bound{0, true},
-                  .max = Bound{1},
-                  .ordered = true,
-                  .elements = "[lo, hi]"},
-                 {.name = "ratio",
-                  .type = ParamType::NumberPair,
-                  .doc = "range of the window's aspect ratio (width / height)",
-                  .default_value = {3.0 / 4.0, 4.0 / 3.0},
-                  .min = Bound{0, true},
-                  .max = Bound{100},
-                  .ordered = true,
-                  .elements = "[lo, hi]"},
-                 resize_interpolation_param()},
+      .params = {kSize, kScale, kRatio, kInterpolation},
       .tolerance = {.f32 = 0, .reason = "as resize"},
       .example = {{"stage", "random_resized_crop"}, {"size", {224, 224}}, {"scale", {0.08, 1.0}}},
       .cases = {R"({"size": [9, 7], "interpolation": "bilinear"})",
@@ -55,14 +52,11 @@ const StageSpec& random_resized_crop_spec() {
 class RandomResizedCrop final : public Stage {
  public:
   explicit RandomResizedCrop(const StageConfig& c)
-      : size_(c.int_pair("size")),
-        scale_(c.number_pair("scale")),
-        ratio_(c.number_pair("ratio")),
-        interp_(c.enumeration("interpolation")) {}
+      : size_(c.get(kSize)), scale_(c.get(kScale)), ratio_(c.get(kRatio)), interp_(c.get(kInterpolation)) {}
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const Window w = window(d, in.width, in.height);
-    const Interp interp = parse_interp(interp_.sample(d));
+    const Interp interp = interp_.sample(d);
     return make_resample_op(in, w, static_cast<int>(size_[0]), static_cast<int>(size_[1]), interp);
   }
 
@@ -94,7 +88,7 @@ class RandomResizedCrop final : public Stage {
 
   IntPair size_;
   NumberPair scale_, ratio_;
-  EnumParam interp_;
+  Drawn<Interp> interp_;
 };
 
 }  // namespace

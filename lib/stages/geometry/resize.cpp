@@ -9,17 +9,27 @@ namespace aug {
 
 namespace {
 
-const std::vector<std::string> kInterpolations{"bilinear", "nearest", "bicubic", "area"};
-
-ParamSpec interpolation_param() {
-  return {.name = "interpolation",
-          .type = ParamType::Enum,
-          .doc = "nearest, bilinear, bicubic (Keys a = -0.75) or area (box average when shrinking); a list "
-                 "draws one per image",
-          .default_value = "bilinear",
-          .random = true,
-          .choices = kInterpolations};
-}
+const Param<IntPair> kSize{{.name = "size",
+                            .doc = "exact output size",
+                            .min = Bound{1},
+                            .max = Bound{65535},
+                            .elements = "[width, height]"}};
+const Param<IntegerParam> kShortSide{{.name = "short_side",
+                                      .doc = "length of the shorter side; [lo, hi] draws one per image",
+                                      .random = true,
+                                      .min = Bound{1},
+                                      .max = Bound{65535}}};
+const Param<IntegerParam> kLongSide{{.name = "long_side",
+                                     .doc = "length of the longer side; [lo, hi] draws one per image",
+                                     .random = true,
+                                     .min = Bound{1},
+                                     .max = Bound{65535}}};
+const Param<NumberParam> kScale{{.name = "scale",
+                                 .doc = "factor applied to both sides; [lo, hi] draws one per image",
+                                 .random = true,
+                                 .min = Bound{0, true},
+                                 .max = Bound{16}}};
+const Choice<Interp> kInterpolation = resample_interpolation_param();
 
 const StageSpec& resize_spec() {
   static const StageSpec spec{
@@ -29,32 +39,8 @@ const StageSpec& resize_spec() {
                 "INTER_LINEAR_EXACT to the bit; bicubic and area use fixed-point weights (11 bits for 8-bit "
                 "images, 14 for 16-bit), float images binary32 weights.",
                 "The computed side is rounded half to even: short_side 256 on a 500x375 image gives 341x256."},
-      .params = {{.name = "size",
-                  .type = ParamType::IntPair,
-                  .doc = "exact output size",
-                  .min = Bound{1},
-                  .max = Bound{65535},
-                  .elements = "[width, height]"},
-                 {.name = "short_side",
-                  .type = ParamType::Integer,
-                  .doc = "length of the shorter side; [lo, hi] draws one per image",
-                  .random = true,
-                  .min = Bound{1},
-                  .max = Bound{65535}},
-                 {.name = "long_side",
-                  .type = ParamType::Integer,
-                  .doc = "length of the longer side; [lo, hi] draws one per image",
-                  .random = true,
-                  .min = Bound{1},
-                  .max = Bound{65535}},
-                 {.name = "scale",
-                  .type = ParamType::Number,
-                  .doc = "factor applied to both sides; [lo, hi] draws one per image",
-                  .random = true,
-                  .min = Bound{0, true},
-                  .max = Bound{16}},
-                 interpolation_param()},
-      .exactly_one_of = {{"size", "short_side", "long_side", "scale"}},
+      .params = {kSize, kShortSide, kLongSide, kScale, kInterpolation},
+      .exactly_one_of = {{kSize.name, kShortSide.name, kLongSide.name, kScale.name}},
       .tolerance = {.f32 = 0,
                     .reason = "integer images: integer arithmetic over tables computed once on the host; float "
                               "images: the same binary32 sums in the same order, no FMA contraction"},
@@ -79,11 +65,11 @@ int side(double v) { return std::max(1, static_cast<int>(std::nearbyint(v))); }
 
 class Resize final : public Stage {
  public:
-  explicit Resize(const StageConfig& c) : interp_(c.enumeration("interpolation")) {
-    if (c.has("size")) size_ = c.int_pair("size");
-    if (c.has("short_side")) short_ = c.integer("short_side");
-    if (c.has("long_side")) long_ = c.integer("long_side");
-    if (c.has("scale")) scale_ = c.number("scale");
+  explicit Resize(const StageConfig& c) : interp_(c.get(kInterpolation)) {
+    if (c.has(kSize)) size_ = c.get(kSize);
+    if (c.has(kShortSide)) short_ = c.get(kShortSide);
+    if (c.has(kLongSide)) long_ = c.get(kLongSide);
+    if (c.has(kScale)) scale_ = c.get(kScale);
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
@@ -108,21 +94,19 @@ class Resize final : public Stage {
       ow = side(w * f);
       oh = side(h * f);
     }
-    const Interp interp = parse_interp(interp_.sample(d));
+    const Interp interp = interp_.sample(d);
     if (ow == in.width && oh == in.height) return copy_op(in);
     return make_resample_op(in, Window{0, 0, in.width, in.height}, ow, oh, interp);
   }
 
  private:
-  EnumParam interp_;
+  Drawn<Interp> interp_;
   std::optional<IntPair> size_;
   std::optional<IntegerParam> short_, long_;
   std::optional<NumberParam> scale_;
 };
 
 }  // namespace
-
-ParamSpec resize_interpolation_param() { return interpolation_param(); }
 
 StageType resize_stage() { return stage_type<Resize>(&resize_spec); }
 

@@ -2,12 +2,45 @@
 #include <cmath>
 
 #include "kernels/kornia/elastic.hpp"
+#include "lib/stages/engines/vocabulary.hpp"
 #include "lib/stages/kornia/kornia_gaussian.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
 
 namespace {
+
+const Param<IntPair> kKernelSize{{.name = "kernel_size",
+                                   .doc = "smoothing kernel sizes",
+                                   .default_value = {63, 63},
+                                   .min = Bound{1},
+                                   .max = Bound{401},
+                                   .odd = true,
+                                   .elements = "[y, x]"}};
+const Param<NumberPair> kSigma{{.name = "sigma",
+                                .doc = "smoothing standard deviations in pixels (larger: smoother, smaller displacements)",
+                                .default_value = {32.0, 32.0},
+                                .min = Bound{0, true},
+                                .max = Bound{1000},
+                                .elements = "[y, x]"}};
+const Param<NumberPair> kAlpha{{.name = "alpha",
+                                .doc = "displacement scales",
+                                .default_value = {1.0, 1.0},
+                                .min = Bound{0},
+                                .max = Bound{1000},
+                                .elements = "[x, y]"}};
+const Choice<Interp> kInterpolation =
+    interpolation_param({Interp::Bilinear, Interp::Nearest}, Interp::Bilinear, "bilinear or nearest", false);
+const Choice<Border> kBorder = border_param({Border::Constant, Border::Replicate, Border::Reflect},
+                                            "what is sampled outside the image: constant (zeros; the default), "
+                                            "replicate (the edge) or reflect");
+// Kornia's name for the same choice, in Kornia's words.
+const Words<Border> kPaddings{{{Border::Constant, "zeros"}, {Border::Replicate, "border"}, {Border::Reflect, "reflection"}}};
+const Choice<Border> kPadding{kPaddings,
+                              {},
+                              {.name = "padding",
+                               .doc = "Kornia's name for border: zeros, border or reflection",
+                               .optional = true}};
 
 const StageSpec& elastic_spec() {
   static const StageSpec spec{
@@ -22,38 +55,7 @@ const StageSpec& elastic_spec() {
                 "corner-aligned base grid and shifted images even with alpha 0). Each coordinate is clamped to "
                 "[-1, 1]. Bilinear sampling of integer images uses fixed-point weights (1/32 pixel); nearest "
                 "rounds half to even."},
-      .params = {{.name = "kernel_size",
-                  .type = ParamType::IntPair,
-                  .doc = "smoothing kernel sizes",
-                  .default_value = {63, 63},
-                  .min = Bound{1},
-                  .max = Bound{401},
-                  .odd = true,
-                  .elements = "[y, x]"},
-                 {.name = "sigma",
-                  .type = ParamType::NumberPair,
-                  .doc = "smoothing standard deviations in pixels (larger: smoother, smaller displacements)",
-                  .default_value = {32.0, 32.0},
-                  .min = Bound{0, true},
-                  .max = Bound{1000},
-                  .elements = "[y, x]"},
-                 {.name = "alpha",
-                  .type = ParamType::NumberPair,
-                  .doc = "displacement scales",
-                  .default_value = {1.0, 1.0},
-                  .min = Bound{0},
-                  .max = Bound{1000},
-                  .elements = "[x, y]"},
-                 {.name = "interpolation",
-                  .type = ParamType::Enum,
-                  .doc = "bilinear or nearest",
-                  .default_value = "bilinear",
-                  .choices = {"bilinear", "nearest"}},
-                 {.name = "padding",
-                  .type = ParamType::Enum,
-                  .doc = "what is sampled outside the image: zeros, border (the edge) or reflection",
-                  .default_value = "zeros",
-                  .choices = {"zeros", "border", "reflection"}}},
+      .params = {kKernelSize, kSigma, kAlpha, kInterpolation, kBorder, kPadding},
       .default_p = 0.5,
       .tolerance = {.reason = "noise from the same counter-based generator, smoothing and coordinates in the same "
                               "binary32 operations and order on every backend; integer sampling in fixed point"},
@@ -61,7 +63,7 @@ const StageSpec& elastic_spec() {
       .cases = {R"({"kernel_size": [7, 5], "sigma": [2, 3], "alpha": [4, 2]})",
                 R"({"kernel_size": 9, "sigma": 1.5, "alpha": [3, 3], "interpolation": "nearest"})",
                 R"({"kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "border"})",
-                R"({"kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "reflection"})",
+                R"({"kernel_size": 5, "sigma": 1, "alpha": [8, 8], "border": "reflect"})",
                 R"({"kernel_size": [31, 21], "sigma": [8, 5], "alpha": [0.5, 0.5]})"},
       .identity = R"({"alpha": [0, 0], "kernel_size": 5, "sigma": 2})",
       .bench = {R"({})", R"({"kernel_size": [31, 31], "sigma": [8, 8]})"},
@@ -73,7 +75,7 @@ struct ElasticConfig {
   IntPair ksize;
   NumberPair sigma, alpha;
   bool nearest;
-  int padding;
+  Border border;
 };
 
 class ElasticOp final : public Op {
@@ -87,7 +89,8 @@ class ElasticOp final : public Op {
     args_.alpha_x = static_cast<float>(c.alpha[0]);
     args_.alpha_y = static_cast<float>(c.alpha[1]);
     args_.nearest = c.nearest;
-    args_.padding = c.padding;
+    args_.padding = c.border == Border::Constant ? k::kPadZeros
+                    : (c.border == Border::Replicate ? k::kPadBorder : k::kPadReflection);
   }
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
@@ -98,12 +101,11 @@ class ElasticOp final : public Op {
   }
 
   nlohmann::json params() const override {
-    static const char* paddings[] = {"zeros", "border", "reflection"};
-    return {{"kernel_size", c_.ksize},
-            {"sigma", c_.sigma},
-            {"alpha", c_.alpha},
-            {"interpolation", c_.nearest ? "nearest" : "bilinear"},
-            {"padding", paddings[c_.padding]}};
+    return {{kKernelSize.name, c_.ksize},
+            {kSigma.name, c_.sigma},
+            {kAlpha.name, c_.alpha},
+            {kInterpolation.name, interp_words().name(c_.nearest ? Interp::Nearest : Interp::Bilinear)},
+            {kBorder.name, border_words().name(c_.border)}};
   }
 
  private:
@@ -115,12 +117,13 @@ class ElasticOp final : public Op {
 class Elastic final : public Stage {
  public:
   explicit Elastic(const StageConfig& c) {
-    c_.ksize = c.int_pair("kernel_size");
-    c_.sigma = c.number_pair("sigma");
-    c_.alpha = c.number_pair("alpha");
-    c_.nearest = c.enumeration("interpolation").options[0] == "nearest";
-    const std::string& pad = c.enumeration("padding").options[0];
-    c_.padding = pad == "zeros" ? k::kPadZeros : (pad == "border" ? k::kPadBorder : k::kPadReflection);
+    c_.ksize = c.get(kKernelSize);
+    c_.sigma = c.get(kSigma);
+    c_.alpha = c.get(kAlpha);
+    c_.nearest = c.get(kInterpolation).options[0] == Interp::Nearest;
+    if (c.has(kBorder) && c.has(kPadding)) c.fail(kPadding, "is Kornia's name for border: give one of the two");
+    c_.border = c.has(kBorder) ? c.get(kBorder).options[0]
+                               : (c.has(kPadding) ? c.get(kPadding).options[0] : Border::Constant);
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {

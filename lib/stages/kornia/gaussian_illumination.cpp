@@ -10,15 +10,22 @@ namespace aug {
 
 namespace {
 
-ParamSpec range_param(const char* name, const char* doc, double lo, double hi, Bound min, Bound max) {
-  return {.name = name,
-          .type = ParamType::Number,
+Param<NumberParam> range_param(const char* name, const char* doc, double lo, double hi, Bound min, Bound max) {
+  return Param<NumberParam>({.name = name,
           .doc = doc,
           .default_value = {lo, hi},
           .random = true,
           .min = min,
-          .max = max};
+          .max = max});
 }
+
+const Param<NumberParam> kGain = range_param("gain", "strength; a number or [lo, hi]", 0.01, 0.15, Bound{0}, Bound{1});
+const Param<NumberParam> kCenter =
+    range_param("center", "centre as a fraction of the size; a number or [lo, hi]", 0.1, 0.9, Bound{0}, Bound{1});
+const Param<NumberParam> kSigma =
+    range_param("sigma", "spread as a fraction of the size; a number or [lo, hi]", 0.2, 1.0, Bound{0, true}, Bound{1});
+const Param<NumberParam> kSign =
+    range_param("sign", "U(sign) >= 0 brightens, < 0 darkens; a number or [lo, hi]", -1.0, 1.0, Bound{-1}, Bound{1});
 
 const StageSpec& gaussian_illumination_spec() {
   static const StageSpec spec{
@@ -30,13 +37,7 @@ const StageSpec& gaussian_illumination_spec() {
                 "normalised with 1e-6, times sign * gain, added and clamped to [0, 1]. Integer images are mapped to "
                 "[0, 1] and back with round half to even; alpha is left alone.",
                 "sigma must be > 0 (Kornia accepts 0 and returns NaNs)."},
-      .params = {range_param("gain", "strength; a number or [lo, hi]", 0.01, 0.15, Bound{0}, Bound{1}),
-                 range_param("center", "centre as a fraction of the size; a number or [lo, hi]", 0.1, 0.9, Bound{0},
-                             Bound{1}),
-                 range_param("sigma", "spread as a fraction of the size; a number or [lo, hi]", 0.2, 1.0,
-                             Bound{0, true}, Bound{1}),
-                 range_param("sign", "U(sign) >= 0 brightens, < 0 darkens; a number or [lo, hi]", -1.0, 1.0,
-                             Bound{-1}, Bound{1})},
+      .params = {kGain, kCenter, kSigma, kSign},
       .default_p = 0.5,
       .tolerance = {.reason = "the profiles are computed once on the host; every backend does the same binary32 "
                               "operations in the same order, no FMA"},
@@ -72,7 +73,7 @@ class IlluminationOp final : public Op {
   }
 
   nlohmann::json params() const override {
-    return {{"gain", gain_}, {"sign", sign_}, {"center", {cx_, cy_}}, {"sigma", {sx_, sy_}}};
+    return {{kGain.name, gain_}, {kSign.name, sign_}, {kCenter.name, {cx_, cy_}}, {kSigma.name, {sx_, sy_}}};
   }
 
  private:
@@ -86,7 +87,7 @@ class IlluminationOp final : public Op {
 class GaussianIllumination final : public Stage {
  public:
   explicit GaussianIllumination(const StageConfig& c)
-      : gain_(c.number("gain")), center_(c.number("center")), sigma_(c.number("sigma")), sign_(c.number("sign")) {}
+      : gain_(c.get(kGain)), center_(c.get(kCenter)), sigma_(c.get(kSigma)), sign_(c.get(kSign)) {}
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const double gain = gain_.sample(d);

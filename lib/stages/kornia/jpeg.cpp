@@ -22,6 +22,20 @@ constexpr int kChroma[64] = {17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99,
                              99, 99, 47, 66, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
                              99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99};
 
+const Param<NumberParam> kQuality{{.name = "quality",
+                                   .doc = "JPEG quality; [lo, hi] draws one per image (integers in libjpeg mode)",
+                                   .default_value = {1, 100},
+                                   .random = true,
+                                   .min = Bound{1},
+                                   .max = Bound{100}}};
+enum class Mode { Libjpeg, Kornia };
+const Words<Mode> kModes{{{Mode::Libjpeg, "libjpeg"}, {Mode::Kornia, "kornia"}}};
+const Choice<Mode> kMode{
+    kModes,
+    {},
+    Mode::Libjpeg,
+    {.name = "mode", .doc = "libjpeg (exact codec round trip) or kornia (Kornia's differentiable approximation)"}};
+
 const StageSpec& jpeg_spec() {
   static const StageSpec spec{
       .name = "jpeg",
@@ -34,18 +48,7 @@ const StageSpec& jpeg_spec() {
                 "mode kornia: Kornia's differentiable approximation (RandomJPEG / jpeg_codec_differentiable): "
                 "real-valued quality, its cubic rounding, soft clipping and scaled tables, on [0, 1]; RGB only.",
                 "Alpha is carried through."},
-      .params = {{.name = "quality",
-                  .type = ParamType::Number,
-                  .doc = "JPEG quality; [lo, hi] draws one per image (integers in libjpeg mode)",
-                  .default_value = {1, 100},
-                  .random = true,
-                  .min = Bound{1},
-                  .max = Bound{100}},
-                 {.name = "mode",
-                  .type = ParamType::Enum,
-                  .doc = "libjpeg (exact codec round trip) or kornia (Kornia's differentiable approximation)",
-                  .default_value = "libjpeg",
-                  .choices = {"libjpeg", "kornia"}}},
+      .params = {kQuality, kMode},
       .tolerance = {.reason = "libjpeg mode: integer arithmetic equal to libjpeg-turbo's; kornia mode: tables from the "
                               "host and the same binary32 operations in the same order on every backend"},
       .example = {{"stage", "jpeg"}, {"quality", {30, 95}}},
@@ -77,8 +80,8 @@ class JpegOp final : public Op {
   }
 
   nlohmann::json params() const override {
-    return {{"mode", kornia_ ? "kornia" : "libjpeg"}, {"quality", kornia_ ? nlohmann::json(quality_)
-                                                                          : nlohmann::json(static_cast<int>(quality_))}};
+    return {{kMode.name, kModes.name(kornia_ ? Mode::Kornia : Mode::Libjpeg)},
+            {kQuality.name, kornia_ ? nlohmann::json(quality_) : nlohmann::json(static_cast<int>(quality_))}};
   }
 
  private:
@@ -115,13 +118,13 @@ class JpegOp final : public Op {
 
 class Jpeg final : public Stage {
  public:
-  explicit Jpeg(const StageConfig& c) : quality_(c.number("quality")), kornia_(c.enumeration("mode").options[0] == "kornia") {
+  explicit Jpeg(const StageConfig& c) : quality_(c.get(kQuality)), kornia_(c.get(kMode).options[0] == Mode::Kornia) {
     if (!kornia_) {
       lo_ = static_cast<int>(std::ceil(quality_.lo));
       hi_ = static_cast<int>(std::floor(quality_.hi));
       if (!quality_.is_range && quality_.lo != std::floor(quality_.lo))
-        c.fail("quality", "= " + std::to_string(quality_.lo) + ": libjpeg mode takes integer qualities (mode \"kornia\" takes any)");
-      if (lo_ > hi_) c.fail("quality", "holds no integer quality for libjpeg mode");
+        c.fail(kQuality, "= " + std::to_string(quality_.lo) + ": libjpeg mode takes integer qualities (mode \"kornia\" takes any)");
+      if (lo_ > hi_) c.fail(kQuality, "holds no integer quality for libjpeg mode");
     }
   }
 

@@ -32,6 +32,16 @@ constexpr std::array<std::array<float, 3>, 23> kCied{{
     {0.3263f, 0.4719f, 0.6826f}, {0.3217f, 0.4719f, 0.6882f},
 }};
 
+enum class Mode { Blackbody, Cied };
+const Words<Mode> kModes{{{Mode::Blackbody, "blackbody"}, {Mode::Cied, "CIED"}}};
+const Choice<Mode> kMode{kModes, {}, Mode::Blackbody, {.name = "mode", .doc = "blackbody (25 rows) or CIED (23 rows)"}};
+const Param<std::vector<std::int64_t>> kSelectFrom{
+    {.name = "select_from",
+     .doc = "row indices to draw from (blackbody 0-24, CIED 0-22); all rows when absent",
+     .optional = true,
+     .min = Bound{0},
+     .max = Bound{24}}};
+
 const StageSpec& planckian_jitter_spec() {
   static const StageSpec spec{
       .name = "planckian_jitter",
@@ -40,17 +50,7 @@ const StageSpec& planckian_jitter_spec() {
                 "order; repeating a row weights it). Red is multiplied by R/G and blue by B/G of that row (binary32, "
                 "as Kornia), green is unchanged, and the result is clamped at 1 only (every channel, as Kornia); integer images are mapped to "
                 "[0, 1] and back with round half to even. Needs RGB (alpha is carried through)."},
-      .params = {{.name = "mode",
-                  .type = ParamType::Enum,
-                  .doc = "blackbody (25 rows) or CIED (23 rows)",
-                  .default_value = "blackbody",
-                  .choices = {"blackbody", "CIED"}},
-                 {.name = "select_from",
-                  .type = ParamType::IntList,
-                  .doc = "row indices to draw from (blackbody 0-24, CIED 0-22); all rows when absent",
-                  .optional = true,
-                  .min = Bound{0},
-                  .max = Bound{24}}},
+      .params = {kMode, kSelectFrom},
       .channels = {3, 4},
       .default_p = 0.5,
       .tolerance = {.reason = "the same binary32 multiply, clamp and rounding on every backend"},
@@ -65,30 +65,30 @@ const StageSpec& planckian_jitter_spec() {
 
 class PlanckianOp final : public Op {
  public:
-  PlanckianOp(const Shape& s, std::string mode, int row, float r_w, float b_w)
-      : Op(s, s), mode_(std::move(mode)), row_(row), r_w_(r_w), b_w_(b_w) {}
+  PlanckianOp(const Shape& s, Mode mode, int row, float r_w, float b_w)
+      : Op(s, s), mode_(mode), row_(row), r_w_(r_w), b_w_(b_w) {}
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     with_views(in, out, [&](auto src, auto dst) { k::planckian(src, dst, r_w_, b_w_, ctx.exec()); });
   }
   nlohmann::json params() const override {
-    return {{"mode", mode_}, {"row", row_}, {"r_w", r_w_}, {"b_w", b_w_}};
+    return {{kMode.name, kModes.name(mode_)}, {"row", row_}, {"r_w", r_w_}, {"b_w", b_w_}};
   }
 
  private:
-  std::string mode_;
+  Mode mode_;
   int row_;
   float r_w_, b_w_;
 };
 
 class PlanckianJitter final : public Stage {
  public:
-  explicit PlanckianJitter(const StageConfig& c) : mode_(c.enumeration("mode").options[0]) {
-    const int rows = mode_ == "blackbody" ? static_cast<int>(kBlackbody.size()) : static_cast<int>(kCied.size());
-    if (c.has("select_from")) {
-      for (const auto r : c.int_list("select_from")) {
+  explicit PlanckianJitter(const StageConfig& c) : mode_(c.get(kMode).options[0]) {
+    const int rows = mode_ == Mode::Blackbody ? static_cast<int>(kBlackbody.size()) : static_cast<int>(kCied.size());
+    if (c.has(kSelectFrom)) {
+      for (const auto r : c.get(kSelectFrom)) {
         if (r >= rows)
-          c.fail("select_from", "row " + std::to_string(r) + " does not exist in the " + mode_ + " table (0-" +
+          c.fail(kSelectFrom, "row " + std::to_string(r) + " does not exist in the " + kModes.name(mode_) + " table (0-" +
                                     std::to_string(rows - 1) + ")");
         rows_.push_back(static_cast<int>(r));
       }
@@ -99,12 +99,12 @@ class PlanckianJitter final : public Stage {
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const int row = rows_[static_cast<std::size_t>(d.integer(0, static_cast<std::int64_t>(rows_.size()) - 1))];
-    const auto& rgb = mode_ == "blackbody" ? kBlackbody[row] : kCied[row];
+    const auto& rgb = mode_ == Mode::Blackbody ? kBlackbody[row] : kCied[row];
     return std::make_unique<PlanckianOp>(in, mode_, row, rgb[0] / rgb[1], rgb[2] / rgb[1]);  // binary32, as Kornia
   }
 
  private:
-  std::string mode_;
+  Mode mode_;
   std::vector<int> rows_;
 };
 
