@@ -1,0 +1,48 @@
+// invert: the negative of the image (torchvision's RandomInvert / Albumentations' InvertImg).
+#include "kernels/color/invert.hpp"
+#include "lib/stages/engines/pointwise.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const StageSpec& invert_spec() {
+  static const StageSpec spec{
+      .name = "invert",
+      .summary = "Invert the colours: max - v (8 and 16 bits), 1 - v (float); alpha is left alone.",
+      .notes = {"As torchvision's RandomInvert (uint8: 255 - v) and Albumentations' InvertImg. Integer images go "
+                "through a table built on the host, float images through the formula; both are exact on every "
+                "backend. torchvision's default p is 0.5; here, as for every stage, p defaults to 1."},
+      .tolerance = {.reason = "one subtraction, exact in every sample type"},
+      .example = {{"stage", "invert"}, {"p", 0.5}},
+      .cases = {R"({})"},
+      .no_identity = "every value but the middle one changes",
+      .bench = {R"({})"},
+  };
+  return spec;
+}
+
+class InvertOp final : public Op {
+ public:
+  explicit InvertOp(const Shape& s) : Op(s, s) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    if (in.shape.dtype == DType::F32)
+      return k::invert_float(in.view<const float>(), out.view<float>(), color_channels(in.shape), ctx.exec());
+    run_table(ctx, in, out, [](std::int64_t v, std::int64_t max, int) { return max - v; });
+  }
+  nlohmann::json params() const override { return nlohmann::json::object(); }
+};
+
+class Invert final : public Stage {
+ public:
+  explicit Invert(const StageConfig&) {}
+  std::unique_ptr<Op> resolve(Draws&, const Shape& in) const override { return std::make_unique<InvertOp>(in); }
+};
+
+}  // namespace
+
+StageType invert_stage() { return stage_type<Invert>(&invert_spec); }
+
+}  // namespace aug
