@@ -6,7 +6,7 @@
 //   H(x, r) = sum_k wx[x][k] * in(ix[x][k], r)                      exact, int32
 //   out(x, y) = sat( (sum_k wy[y][k] * H(x, iy[y][k]) + 2^(2F-1)) >> 2F )   int64, arithmetic shift
 // With F = 8 and OpenCV's tables this is exactly cv::resize INTER_LINEAR_EXACT and the 8-bit
-// cv::GaussianBlur (bitexact.md A.1, B).
+// cv::GaussianBlur (docs/arithmetic.md#separable-engine).
 // Float images: the same sums in binary32, taps in table order, no FMA contraction, no clamping.
 #pragma once
 

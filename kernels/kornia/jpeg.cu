@@ -5,7 +5,7 @@ namespace aug::k {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// libjpeg mode (bitexact.md §D)
+// libjpeg mode (docs/arithmetic.md#jpeg)
 
 // 13-bit constants of the islow DCTs (jfdctint.c / jidctint.c).
 constexpr std::int64_t kF0_298631336 = 2446, kF0_390180644 = 3196, kF0_541196100 = 4433, kF0_765366865 = 6270,
@@ -237,7 +237,7 @@ struct Decode {  // upsample, YCbCr -> RGB (jdcolor.c), crop; alpha carried
 };
 
 // ---------------------------------------------------------------------------------------------
-// kornia mode (kornia-stages.md §3.2)
+// kornia mode (docs/arithmetic.md#jpeg)
 
 template <class T>
 struct KorniaYcc {  // padded (edges replicated) RGB -> YCbCr on [0, 255]

@@ -1,4 +1,4 @@
-// The Kornia stages against values derived here from kornia-stages.md's formulas (and the
+// The Kornia stages against values derived here from Kornia's formulas (docs/arithmetic.md) (and the
 // values it documents), including the edge cases it lists, and jpeg's libjpeg mode against the
 // real codec.
 #include <gtest/gtest.h>
@@ -133,7 +133,7 @@ TEST(GaussianIllumination, DefaultProbabilityIsKorniasHalf) {
 // planckian_jitter (§2)
 
 TEST(PlanckianJitter, MultipliesRedAndBlueByTheRowsRatios) {
-  // Rows from kornia-stages.md §2.2 with the float32 ratios it lists.
+  // Rows of Kornia's table with the float32 ratios Kornia computes from them.
   struct Row {
     const char* mode;
     int index;
@@ -274,7 +274,7 @@ TEST(Jpeg, LibjpegTablesScaleTheStandardOnes) {
 }
 
 TEST(Jpeg, KorniaTablesHaveTheDocumentedQuirks) {
-  // kornia-stages.md §3.5: Q' row 0 at q = 90 and at q = 99.5, and saturation at q = 2.
+  // Kornia's scaled tables: Q' row 0 at q = 90 and at q = 99.5, and saturation at q = 2.
   const float q90[] = {3.006f, 2.006f, 2.000f, 3.006f, 4.988f, 8.000f, 10.003f, 12.002f};
   const float q995[] = {0.121f, 0.120f, 0.120f, 0.121f, 0.121f, 0.123f, 0.124f, 0.899f};
   const auto t90 = kornia_tables(90), t995 = kornia_tables(99.5f), t2 = kornia_tables(2);

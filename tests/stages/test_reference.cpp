@@ -1,5 +1,5 @@
 // Each stage against a reference that does not use the code under test: OpenCV where the spec
-// (bitexact.md) says our 8-bit arithmetic equals it bit for bit, the formulas re-derived here
+// (docs/arithmetic.md) says our 8-bit arithmetic equals it bit for bit, the formulas re-derived here
 // for the other sample types, and hand-computed values on tiny images.
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "kernels/core/common.hpp"
 #include "lib/stages/stage.hpp"
 
-// Table arithmetic must not be contracted into FMAs (bitexact.md §0.2); the build passes
+// Table arithmetic must not be contracted into FMAs (docs/arithmetic.md#conventions); the build passes
 // -ffp-contract=off, and nothing here relies on it being otherwise.
 
 namespace aug {
@@ -67,7 +67,7 @@ AxisTable pack(const std::vector<Taps>& per_output, DType dtype, int bits, bool 
     if (dtype == DType::F32) {
       for (std::size_t k = 0; k < taps.size(); ++k) t.fweight[base + k] = static_cast<float>(taps[k].second);
     } else if (bilinear_exact && taps.size() == 2) {
-      // INTER_LINEAR_EXACT: c1 = RNE((f - i) * 2^bits), c0 = 2^bits - c1 (bitexact.md A.1).
+      // INTER_LINEAR_EXACT: c1 = RNE((f - i) * 2^bits), c0 = 2^bits - c1 (docs/arithmetic.md#resize).
       const std::int32_t one = std::int32_t{1} << bits;
       const auto c1 = static_cast<std::int32_t>(std::nearbyint(taps[1].second * one));
       t.iweight[base + 1] = c1;
@@ -163,7 +163,7 @@ AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, D
   const int bits = blur_frac_bits(dtype);
 
   // The kernel's weights once: fixed point by OpenCV's error diffusion from the outside in, the
-  // centre taking the remainder so that they sum to 2^bits (bitexact.md B); float as rounded.
+  // centre taking the remainder so that they sum to 2^bits (docs/arithmetic.md#gaussian_blur); float as rounded.
   std::vector<std::int32_t> fixed(n);
   if (dtype != DType::F32) {
     const double one = std::ldexp(1.0, bits);

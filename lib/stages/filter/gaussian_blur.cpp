@@ -70,7 +70,7 @@ class BlurOp final : public Op {
   }
 
  private:
-  // OpenCV's Gaussian (the values cv::GaussianBlur's 8-bit path uses, bitexact.md B), in double.
+  // OpenCV's Gaussian (the values cv::GaussianBlur's 8-bit path uses, docs/arithmetic.md#gaussian_blur), in double.
   std::vector<double> kernel() const {
     const cv::Mat k = cv::getGaussianKernel(ksize_, sigma_, CV_64F);
     return std::vector<double>(k.begin<double>(), k.end<double>());

@@ -1,4 +1,4 @@
-// elastic: Kornia's RandomElasticTransform (kornia-stages.md §4), identity-preserving grid.
+// elastic: Kornia's RandomElasticTransform (docs/arithmetic.md#elastic), identity-preserving grid.
 #include <cmath>
 
 #include "kernels/kornia/elastic.hpp"

@@ -1,4 +1,4 @@
-// planckian_jitter: Kornia's RandomPlanckianJitter (kornia-stages.md §2).
+// planckian_jitter: Kornia's RandomPlanckianJitter (docs/arithmetic.md#planckian_jitter).
 #include <array>
 
 #include "kernels/kornia/planckian_jitter.hpp"
