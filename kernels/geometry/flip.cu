@@ -2,30 +2,15 @@
 
 #include <cstdint>
 
+#include "kernels/geometry/move.hpp"
+
 namespace aug::k {
-
-namespace {
-
-template <class T>
-struct FlipPixel {
-  View<const T> in;
-  View<T> out;
-  bool horizontal, vertical;
-
-  AUG_HD void operator()(int x, int y) const {
-    const int sx = horizontal ? in.width - 1 - x : x;
-    const int sy = vertical ? in.height - 1 - y : y;
-    const T* s = in.row(sy) + sx * in.channels;
-    T* d = out.row(y) + x * out.channels;
-    for (int c = 0; c < out.channels; ++c) d[c] = s[c];
-  }
-};
-
-}  // namespace
 
 template <class T>
 void flip(View<const T> in, View<T> out, bool horizontal, bool vertical, const Exec& exec) {
-  for_2d(FlipPixel<T>{in, out, horizontal, vertical}, out.width, out.height, exec, "flip");
+  const MovePixels<T> move{in, out, horizontal ? in.width - 1 : 0, horizontal ? -1 : 1, vertical ? in.height - 1 : 0,
+                           vertical ? -1 : 1};
+  for_2d(move, out.width, out.height, exec, "flip");
 }
 
 #define AUG_INSTANTIATE(T) template void flip<T>(View<const T>, View<T>, bool, bool, const Exec&);
