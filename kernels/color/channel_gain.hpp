@@ -18,7 +18,7 @@ struct GainArgs {
 template <class T>
 void channel_gain(View<const T> in, View<T> out, const GainArgs& args, const Exec& exec);
 
-// The integer formula, shared with the CPU path's lookup tables.
+// The integer formula of one value.
 AUG_HD std::int64_t gain_fixed(std::int64_t v, std::int64_t g) { return round_shift(v * g, 16); }
 
 // One value `s` of channel `c`: the formula above for the sample type, alpha copied.

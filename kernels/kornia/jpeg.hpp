@@ -21,7 +21,7 @@ namespace aug::k {
 template <class T>
 AUG_HD std::uint8_t to_u8(T v) {
   if constexpr (std::is_same_v<T, std::uint8_t>) return v;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return static_cast<std::uint8_t>((2u * v + 257u) / 514u);  // RNE(v/257)
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return static_cast<std::uint8_t>((2u * v + 257u) / 514u);  // round(v / 257), half up (no tie exists)
   else return static_cast<std::uint8_t>(rne(clamp01(v) * 255.f));
 }
 template <class T>

@@ -1,4 +1,4 @@
-// Host side of the keyed counter-based generator (kernels/philox.hpp). Every random choice of a
+// Host side of the keyed counter-based generator (kernels/core/philox.hpp). Every random choice of a
 // run is a pure function of (pipeline seed, input's relative path, copy index, stage position).
 #pragma once
 

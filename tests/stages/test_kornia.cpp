@@ -35,7 +35,7 @@ Image constant(const Shape& s, double v) {
 float fval(const Image& im, int x, int y, int c) { return reinterpret_cast<const float*>(im.row(y))[x * im.channels() + c]; }
 
 // ---------------------------------------------------------------------------------------------
-// gaussian_illumination (§1.3)
+// gaussian_illumination
 
 // The pattern in double: profiles over pixel indices (+0.5 on even sizes), each divided by its
 // sum, outer product, min-max normalised with 1e-6.
@@ -130,7 +130,7 @@ TEST(GaussianIllumination, DefaultProbabilityIsKorniasHalf) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// planckian_jitter (§2)
+// planckian_jitter
 
 TEST(PlanckianJitter, MultipliesRedAndBlueByTheRowsRatios) {
   // Rows of Kornia's table with the float32 ratios Kornia computes from them.
@@ -364,7 +364,7 @@ TEST(Jpeg, KorniaModeMatchesTheFormulas) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// elastic (§4)
+// elastic
 
 TEST(Elastic, ZeroDisplacementIsTheIdentity) {
   // The identity-preserving grid (Kornia #4382): alpha 0 changes nothing, whatever the padding,

@@ -17,7 +17,7 @@ const StageSpec& invert_spec() {
       .tolerance = {.reason = "one subtraction, exact in every sample type"},
       .example = {{"stage", "invert"}, {"p", 0.5}},
       .cases = {R"({})"},
-      .no_identity = "every value but the middle one changes",
+      .no_identity = "no 8- or 16-bit value is its own negative (max is odd)",
       .bench = {R"({})"},
   };
   return spec;

@@ -1,4 +1,4 @@
-// Host-side tables for the separable engine (kernels/separable.hpp), computed in double once per
+// Host-side tables for the separable engine (kernels/engines/separable.hpp), computed in double once per
 // image and handed unchanged to every backend, and the op that runs it.
 #pragma once
 
