@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""Pipeline P1 (../shared/bench/README.md) with `augment run` against the I/O floor.
+"""Pipeline P1 (bench/README.md) with `augment run` against the I/O floor.
 
-Builds the real-photo corpus when missing (../shared/bench/get-corpus.sh) and the C++ anchor,
-then alternates the I/O floor and `augment run -c configs/bench-p1.json` on imagenet-like with
-the same thread count, and prints the median ratio of the pairs. Absolute times drift on shared
-machines; the ratio, measured in one run, is the figure. Also measures augment's peak memory on
-40 and on 400 images, and checks the outputs (count, short side 256).
+Builds the real-photo corpus with bench/corpus.sh when it is missing, and the OpenCV anchors
+(bench/anchors/opencv_p1.cpp, compiled with g++ into the temporary folder, again whenever the source
+is newer than the binary). Then alternates the I/O floor (`opencv_p1 io`) and `augment run -c
+configs/bench-p1.json` on imagenet-like with the same thread count, and prints the median ratio of
+the pairs; with --anchor-full it also times the hand-written OpenCV P1 (`opencv_p1 full`) after each
+pair. Absolute times drift on shared machines; the ratio, measured in one run, is the figure.
+Also measures augment's peak memory on 40 and on 400 images, and checks the outputs (count, short
+side 256).
 
 usage: bench/p1.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--threads 2] [--pairs 15]
                    [--device cpu] [--anchor-full] [--verify]
@@ -21,7 +24,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SHARED = os.path.normpath(os.path.join(ROOT, '..', 'shared', 'bench'))
 
 
 def sh(cmd, **kw):
@@ -51,10 +53,11 @@ def main():
     a = ap.parse_args()
 
     if not os.path.isdir(os.path.join(a.corpus, 'imagenet-like')):
-        sh([os.path.join(SHARED, 'get-corpus.sh'), a.corpus])
-    anchor = os.path.join(tempfile.gettempdir(), 'augment-bench-opencv-anchor')
-    if not os.path.exists(anchor):
-        sh(['g++', '-O2', '-std=c++17', os.path.join(SHARED, 'anchors', 'opencv_cpp.cpp'), '-I/usr/include/opencv4',
+        sh([os.path.join(HERE, 'corpus.sh'), a.corpus])
+    anchor_src = os.path.join(HERE, 'anchors', 'opencv_p1.cpp')
+    anchor = os.path.join(tempfile.gettempdir(), 'augment-bench-opencv_p1')
+    if not os.path.exists(anchor) or os.path.getmtime(anchor) < os.path.getmtime(anchor_src):
+        sh(['g++', '-O2', '-std=c++17', '-pthread', anchor_src, '-I/usr/include/opencv4',
             '-lopencv_imgcodecs', '-lopencv_imgproc', '-lopencv_core', '-o', anchor])
 
     src = os.path.join(a.corpus, 'imagenet-like')
