@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common.hpp"
 #include "kernels/launch.hpp"
@@ -80,6 +81,7 @@ struct WarpArgs {
   const std::int16_t* itab = nullptr;
   const float* ftab = nullptr;
 };
+static_assert(std::is_trivially_copyable_v<WarpArgs>, "WarpArgs is copied to the device by value");
 
 // cv::borderInterpolate for the non-constant modes (Constant: -1 outside), in closed form
 // (equal to OpenCV's loop for every p, checked by the tests).
