@@ -276,6 +276,24 @@ TEST(WarpEngine, SixteenBitAndFloatAffineEqualCvWarpAffine) {
   EXPECT_LE(affine_vs_opencv(DType::F32, false, {WarpInterp::Bicubic}, 1000000, "f32 affine bicubic, photo crops"), 1e-4);
 }
 
+// Maps far outside the int16 coordinate range and beyond the int32 fixed point (where OpenCV's
+// cvRound gives INT_MIN and the sums wrap): still OpenCV's pixels under every border.
+TEST(WarpEngine, FarOutsideCoordinatesAsOpenCv) {
+  const Image im = random_image({41, 39, 3, DType::U8}, 9);
+  const std::array<double, 9> far[] = {{1, 0, 40000.5, 0, 1, -40000.25, 0, 0, 1},
+                                       {0.9, 0.1, -3e6, -0.1, 0.9, 3e6, 0, 0, 1},
+                                       {1, 0, 2.2e6, 0, 1, 1e9, 0, 0, 1},
+                                       {1e-7, 0, 0, 0, 1e-7, 0, 0, 0, 1},
+                                       {1, 0.2, 3e4, 0.1, 1, -5e4, 1e-4, 1e-5, 1}};
+  for (const auto& m : far)
+    for (WarpInterp interp : {WarpInterp::Nearest, WarpInterp::Bilinear, WarpInterp::Bicubic})
+      for (WarpBorder border : kBorders) {
+        const Warp w{m, 23, 17, interp, border, kFill};
+        EXPECT_EQ(compare(ours(im, w), theirs(im, w)).count, 0u)
+            << m[2] << " " << m[5] << " " << interp_str(interp) << " " << border_str(border);
+      }
+}
+
 // Two perspective maps per image (one inside, one sending part of the output outside).
 void perspective_vs_opencv(DType t, bool whole_photos, const std::vector<WarpInterp>& interps, const char* title) {
   Tally tally;
