@@ -4,9 +4,10 @@
 // cv::warpAffine / cv::warpPerspective (without WARP_INVERSE_MAP) followed by cv::remap:
 //
 // Coordinates: fixed point with INTER_BITS = 5 fractional bits (1/32 pixel).
-//   affine:      per column adelta[x] = sat_i32(RNE(m0*x*1024)), bdelta[x] = sat_i32(RNE(m3*x*1024));
-//                per row    X0[y] = sat_i32(RNE((m1*y + m2)*1024)) + d, Y0[y] likewise with m4, m5,
-//                           d = 512 for nearest, 16 otherwise (AB_BITS = 10);
+//   affine:      per column adelta[x] = R((m0*x)*1024), bdelta[x] = R((m3*x)*1024);
+//                per row    X0[y] = R((m1*y + m2)*1024) + d, Y0[y] likewise with m4, m5,
+//                           d = 512 for nearest, 16 otherwise (AB_BITS = 10), where R is OpenCV's
+//                           cvRound on x86-64: RNE, INT_MIN when the result leaves the int range;
 //                nearest:   sx = sat_i16((X0[y] + adelta[x]) >> 10)                   (int32, wrapping)
 //                otherwise: X = (X0[y] + adelta[x]) >> 5; sx = sat_i16(X >> 5), fx = X & 31.
 //                The four int32 tables are computed on the host in double (WarpArgs::coords).
@@ -31,10 +32,10 @@
 //   bicubic:  4x4 taps from (sx-1, sy-1) with a [1024][16] table indexed by fy*32+fx, built on the
 //             host as OpenCV's initInterTab2D(INTER_CUBIC): float Keys cubic (A = -0.75) per axis,
 //             products in float, 8-bit: sat_i16(RNE(v*2^15)) with OpenCV's sum correction.
-//             Inside (0 <= sx-1 < W-3, 0 <= sy-1 < H-3): sum row by row
+//             With bx = sx-1, by = sy-1: inside (0 <= bx < W-3, 0 <= by < H-3) sum row by row
 //             (s = r0; s += r1; s += r2; s += r3, each r = p0w0 + p1w1 + p2w2 + p3w3).
-//             Otherwise: Constant with all 16 taps outside (sx >= W, sx+4 <= 0, sy >= H or
-//             sy+4 <= 0) gives fill; else the same sums over the taps indexed by borderInterpolate,
+//             Otherwise: Constant with all 16 taps outside (bx >= W, bx+4 <= 0, by >= H or
+//             by+4 <= 0) gives fill; else the same sums over the taps indexed by borderInterpolate,
 //             a tap outside (Constant) reading fill. 8-bit: int32 sums, out = sat_u8((s + 2^14) >> 15),
 //             which equals OpenCV's fill*2^15 + sum (p - fill)*w; 16-bit and float: binary32 sums,
 //             RNE + saturate for 16-bit. (OpenCV's float border formula fill + sum (p - fill)*w
