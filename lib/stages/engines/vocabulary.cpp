@@ -1,6 +1,13 @@
 #include "lib/stages/engines/vocabulary.hpp"
 
+#include "kernels/core/border.hpp"
+
 namespace aug {
+
+static_assert(static_cast<int>(Border::Constant) == k::kBorderConstant && static_cast<int>(Border::Replicate) == k::kBorderReplicate &&
+                  static_cast<int>(Border::Reflect) == k::kBorderReflect &&
+                  static_cast<int>(Border::Reflect101) == k::kBorderReflect101 && static_cast<int>(Border::Wrap) == k::kBorderWrap,
+              "Border and the kernels' BorderMode name the same modes in the same order");
 
 const Words<Interp>& interp_words() {
   static const Words<Interp> w{{{Interp::Nearest, "nearest"},
@@ -32,25 +39,6 @@ Choice<Border> border_param(std::initializer_list<Border> allowed, std::string d
   return Choice<Border>(border_words(), allowed, ParamSpec{.name = "border", .doc = std::move(doc), .optional = true});
 }
 
-int border_index(int p, int len, Border border) {
-  if (p >= 0 && p < len) return p;
-  switch (border) {
-    case Border::Constant: return -1;
-    case Border::Replicate: return p < 0 ? 0 : len - 1;
-    case Border::Reflect:
-    case Border::Reflect101: {
-      if (len == 1) return 0;
-      const int d = border == Border::Reflect101 ? 1 : 0;  // reflect101 does not repeat the edge
-      do {
-        p = p < 0 ? -p - 1 + d : len - 1 - (p - len) - d;
-      } while (p < 0 || p >= len);
-      return p;
-    }
-    case Border::Wrap:
-      if (p < 0) p -= ((p - len + 1) / len) * len;
-      return p % len;
-  }
-  return -1;
-}
+int border_index(int p, int len, Border border) { return k::border_index(p, len, static_cast<int>(border)); }
 
 }  // namespace aug
