@@ -21,69 +21,8 @@ TEST(Schema, CommittedCopyIsCurrent) {
       << "configs/pipeline.schema.json is stale: run `augment schema > configs/pipeline.schema.json`";
 }
 
-TEST(Schema, HasEveryStageAndItsParameters) {
-  const auto schema = pipeline_schema();
-  for (const auto& t : stage_types()) {
-    const auto& spec = t.spec();
-    ASSERT_TRUE(schema["$defs"].contains(spec.name)) << spec.name;
-    const auto& props = schema["$defs"][spec.name]["properties"];
-    for (const auto& p : spec.params) EXPECT_TRUE(props.contains(p.name)) << spec.name << "." << p.name;
-    EXPECT_TRUE(props.contains("p")) << spec.name;
-    EXPECT_EQ(schema["$defs"][spec.name]["additionalProperties"], false);
-  }
-}
-
-// Generic checks every registered stage gets from its declaration.
-class EveryStage : public ::testing::TestWithParam<std::size_t> {
- protected:
-  const StageSpec& spec() const { return stage_types()[GetParam()].spec(); }
-};
-
-TEST_P(EveryStage, ExampleAndDefaultsValidate) {
-  const nlohmann::json doc{{"version", 1}, {"stages", {nlohmann::json::parse(spec().example.dump())}}};
-  EXPECT_NO_THROW(Pipeline::parse(doc.dump(), "example.json")) << spec().name;
-}
-
-TEST_P(EveryStage, EachOutOfRangeValueIsRejectedNamingTheParameter) {
-  for (const auto& p : spec().params) {
-    if (p.type != aug::ParamType::Number && p.type != aug::ParamType::Integer) continue;
-    for (const bool low : {true, false}) {
-      const auto& bound = low ? p.min : p.max;
-      if (!bound) continue;
-      double bad = low ? bound->value - 1 : bound->value + 1;
-      if (p.type == aug::ParamType::Integer && p.odd) bad = low ? bound->value - 2 : bound->value + 2;
-      nlohmann::json stage = nlohmann::json::parse(spec().example.dump());
-      for (const auto& group : spec().exactly_one_of)
-        for (const auto& name : group) stage.erase(name);
-      stage[p.name] = p.type == aug::ParamType::Integer ? nlohmann::json(static_cast<long long>(bad)) : nlohmann::json(bad);
-      const nlohmann::json doc{{"version", 1}, {"stages", {stage}}};
-      try {
-        Pipeline::parse(doc.dump(), "x.json");
-        ADD_FAILURE() << spec().name << "." << p.name << " = " << bad << " was accepted";
-      } catch (const std::exception& e) {
-        const std::string msg = e.what();
-        EXPECT_NE(msg.find("x.json:/stages/0/" + p.name + ": " + spec().name + ": \"" + p.name + "\""),
-                  std::string::npos)
-            << msg;
-        EXPECT_NE(msg.find(p.range_text()), std::string::npos) << msg;
-      }
-    }
-  }
-}
-
-TEST_P(EveryStage, DescribeShowsEveryParameterBackendAndTolerance) {
-  const std::string text = describe_text(spec());
-  for (const auto& p : spec().params) EXPECT_NE(text.find("  " + p.name + ": "), std::string::npos) << p.name;
-  EXPECT_NE(text.find("Backends:  cpu"), std::string::npos);
-  EXPECT_NE(text.find(spec().tolerance.reason), std::string::npos);
-  const auto j = describe_json(spec());
-  EXPECT_EQ(j["name"], spec().name);
-  EXPECT_EQ(j["params"].size(), spec().params.size() + 1);  // + p
-  EXPECT_FALSE(std::string(spec().tolerance.reason).empty()) << "every tolerance states its reason";
-}
-
-INSTANTIATE_TEST_SUITE_P(Specs, EveryStage, ::testing::Range<std::size_t>(0, stage_types().size()),
-                         [](const auto& info) { return stage_types()[info.param].spec().name; });
+// Every stage's parameters in `describe`, its JSON and the schema, its bounds and its declared
+// cases: the catalog suite (tests/stages/test_catalog.cpp).
 
 TEST(Stages, ListsEveryStageAndComposition) {
   const std::string text = stages_text();
