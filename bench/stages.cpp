@@ -1,11 +1,12 @@
-// Per-stage cost on one image (default: the first 1080p photograph of the corpus):
+// Per-stage cost on one image (default: the first 1080p photograph of the corpus), for the bench
+// configurations every registered stage declares (StageSpec::bench), each on the input image:
 //   - decoding the image file, the reference the CPU path of every stage should stay under;
 //   - each stage's CPU path (median of the repeats);
 //   - with --device, its kernels on that device (CUDA events, input resident, no transfers),
 //     the effective bandwidth (bytes read + written once) and its share of the device's copy
 //     bandwidth.
-// usage: augment_bench_stages [--image FILE] [--stages bench/stages.json] [--device cuda:0|cuda-emulated]
-//                             [--repeats N]
+// usage: augment_bench_stages [--image FILE] [--stage NAME] [--device cuda:0|cuda-emulated] [--repeats N]
+//   --stage NAME: only that stage's configurations
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,13 +20,26 @@
 #include "lib/gpu/device_api.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/pipeline.hpp"
+#include "lib/stages/stage.hpp"
 
 using namespace aug;
 using Clock = std::chrono::steady_clock;
 
-std::string read_file_text(const std::string& path) {
-  const auto b = read_file(path);
-  return std::string(b.begin(), b.end());
+// The stage objects to time: {"stage": NAME, ...entry, "p": 1} for every declared bench entry.
+std::vector<nlohmann::ordered_json> bench_stages(const std::string& only) {
+  std::vector<nlohmann::ordered_json> out;
+  for (const auto& t : stage_types()) {
+    const StageSpec& spec = t.spec();
+    if (!only.empty() && spec.name != only) continue;
+    for (const std::string& entry : spec.bench) {
+      nlohmann::ordered_json stage{{"stage", spec.name}};
+      stage.update(nlohmann::ordered_json::parse(entry));
+      stage["p"] = 1;
+      out.push_back(stage);
+    }
+  }
+  if (out.empty()) throw std::runtime_error("no registered stage \"" + only + "\" (`augment stages` lists them)");
+  return out;
 }
 
 template <class F>
@@ -41,12 +55,12 @@ double median_ms(int repeats, F f) {
 }
 
 int main(int argc, char** argv) {
-  std::string image = "bench/corpus/hd1080/class00/img00000.jpg", stages = "bench/stages.json", device;
+  std::string image = "bench/corpus/hd1080/class00/img00000.jpg", only, device;
   int repeats = 20;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--image") image = v;
-    else if (k == "--stages") stages = v;
+    else if (k == "--stage") only = v;
     else if (k == "--device") device = v;
     else if (k == "--repeats") repeats = std::max(1, std::atoi(v.c_str()));
     else {
@@ -57,8 +71,7 @@ int main(int argc, char** argv) {
   try {
     const auto bytes = read_file(image);
     const Image in = decode_image(bytes.data(), bytes.size(), {});
-    Pipeline::load_file(stages);  // validates the whole file first
-    const nlohmann::json document = nlohmann::json::parse(read_file_text(stages), nullptr, true, true);
+    const std::vector<nlohmann::ordered_json> stages = bench_stages(only);
     const double decode = median_ms(repeats, [&] { decode_image(bytes.data(), bytes.size(), {}); });
     std::printf("image %s: %s, decode %.2f ms (CPU, one thread)\n", image.c_str(), to_string(in.shape()).c_str(), decode);
 
@@ -88,8 +101,9 @@ int main(int argc, char** argv) {
     std::printf("\n| stage | output | CPU ms | CPU / decode |%s\n|---|---|---|---|%s\n",
                 api ? " kernel ms | GB/s | % of copy |" : "", api ? "---|---|---|" : "");
     HostKernelContext host;
-    for (const auto& stage : document["stages"]) {
-      const Pipeline one = Pipeline::parse(nlohmann::json{{"version", 1}, {"stages", {stage}}}.dump(), stages);
+    for (const auto& stage : stages) {
+      const Pipeline one = Pipeline::parse(
+          nlohmann::ordered_json{{"version", 1}, {"stages", nlohmann::ordered_json::array({stage})}}.dump(), "bench");
       const Plan plan = one.plan(0, "bench", 0, in.shape());
       const Op& op = *plan.steps.at(0).op;
       Image out(op.out_shape());
@@ -97,7 +111,9 @@ int main(int argc, char** argv) {
         op.run(host, in.ref(), out.ref());
         host.reset();  // scratch is reused image after image, as in a run
       });
-      std::printf("| %s | %dx%d | %.3f | %.2f |", stage.dump().c_str(), op.out_shape().width, op.out_shape().height,
+      nlohmann::ordered_json label = stage;
+      label.erase("p");  // every configuration runs with p = 1
+      std::printf("| %s | %dx%d | %.3f | %.2f |", label.dump().c_str(), op.out_shape().width, op.out_shape().height,
                   cpu_ms, cpu_ms / decode);
       if (api) {
         const double ms = gpu::time_kernels(*api, index, op, in, repeats);

@@ -91,6 +91,8 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
 
   stages_ = app.add_subcommand("stages", "List the stages and compositions");
   stages_->add_flag("--json", json_, "as JSON");
+  stages_->add_flag("--markdown", markdown_, "as the Markdown table in README.md's \"Stages\" section")
+      ->excludes(stages_->get_option("--json"));
 
   describe_ = app.add_subcommand("describe", "A stage's parameters, ranges, backends and parity tolerance");
   describe_->add_option("stage", stage_name_, "stage name")->required();
@@ -193,6 +195,7 @@ Exit Commands::validate() {
 
 Exit Commands::stages() {
   if (json_) std::cout << stages_json().dump(2) << "\n";
+  else if (markdown_) std::cout << stage_table_markdown();
   else std::cout << stages_text();
   return Exit::ok;
 }

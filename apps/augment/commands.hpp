@@ -52,6 +52,7 @@ class Commands {
   // validate / describe
   std::string validate_path_, stage_name_;
   bool json_ = false;
+  bool markdown_ = false;
 };
 
 }  // namespace aug::app

@@ -1,5 +1,8 @@
 #include "lib/pipeline/describe.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "lib/core/text.hpp"
@@ -116,6 +119,62 @@ json stage_schema(const StageSpec& spec) {
   return s;
 }
 
+// A default for the Markdown table: numbers short (4 significant digits), strings bare.
+std::string compact(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number()) {
+    const double x = v.get<double>();
+    if (x == static_cast<double>(static_cast<long long>(x)) && std::fabs(x) < 1e15) return format_number(x);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", x);
+    return buf;
+  }
+  if (v.is_array()) {
+    std::string out = "[";
+    for (const auto& item : v) {
+      if (out.size() > 1) out += ", ";
+      out += compact(item);
+    }
+    out += ']';
+    return out;
+  }
+  return v.dump();
+}
+
+std::string cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+// `size`; `position` = center; `select_from` (optional); one of `a`, `b`; `p` = 0.5 (when not 1).
+std::string param_cell(const StageSpec& spec) {
+  std::vector<std::string> items;
+  std::vector<const std::vector<std::string>*> groups_done;
+  for (const auto& p : spec.params) {
+    const std::vector<std::string>* group = nullptr;
+    for (const auto& g : spec.exactly_one_of)
+      if (std::find(g.begin(), g.end(), p.name) != g.end()) group = &g;
+    if (group) {
+      if (std::find(groups_done.begin(), groups_done.end(), group) != groups_done.end()) continue;
+      groups_done.push_back(group);
+      std::vector<std::string> names;
+      for (const auto& n : *group) names.push_back("`" + n + "`");
+      items.push_back("one of " + join(names, ", "));
+      continue;
+    }
+    std::string item = "`" + p.name + "`";
+    if (!p.default_value.is_null()) item += " = " + compact(p.default_value);
+    else if (p.optional) item += " (optional)";
+    items.push_back(item);
+  }
+  if (spec.default_p != 1.0) items.push_back("`p` = " + compact(spec.default_p));
+  return items.empty() ? "none but `p`" : cell(join(items, "; "));
+}
+
 std::vector<const StageSpec*> every_spec() {
   std::vector<const StageSpec*> specs;
   for (const auto& t : stage_types()) specs.push_back(&t.spec());
@@ -200,6 +259,19 @@ std::string stages_text() {
   for (const auto* c : composition_specs())
     o << "  " << c->name << std::string(width - c->name.size() + 2, ' ') << c->summary << "\n";
   o << "\n`augment describe STAGE` gives a stage's parameters.\n";
+  return o.str();
+}
+
+std::string stage_table_markdown() {
+  std::ostringstream o;
+  o << "| stage | what it does | parameters |\n|---|---|---|\n";
+  for (const auto& t : stage_types())
+    o << "| `" << t.spec().name << "` | " << cell(t.spec().summary) << " | " << param_cell(t.spec()) << " |\n";
+  o << "\n| composition | what it does | parameters |\n|---|---|---|\n";
+  for (const auto* c : composition_specs())
+    o << "| `" << c->name << "` | " << cell(c->summary) << " | " << param_cell(*c) << " |\n";
+  o << "\nA parameter shown with a value has that default; one without is required. Every stage and composition "
+       "also takes `p`, the probability that it is applied (default 1 unless shown).\n";
   return o.str();
 }
 

@@ -1,5 +1,6 @@
-// Everything users read about stages comes from the specs: `augment stages`, `augment describe`
-// (text and JSON) and `augment schema` (the JSON Schema of the pipeline format).
+// Everything users read about stages comes from the specs: `augment stages` (also as the README's
+// Markdown table), `augment describe` (text and JSON) and `augment schema` (the JSON Schema of the
+// pipeline format).
 #pragma once
 
 #include <string>
@@ -15,5 +16,8 @@ nlohmann::json describe_json(const StageSpec& spec);
 std::string stages_text();     // one line per stage and composition
 nlohmann::json stages_json();
 nlohmann::json pipeline_schema();
+// The README's stage table (Markdown): per stage and composition its summary and parameters
+// with their defaults (`augment stages --markdown`).
+std::string stage_table_markdown();
 
 }  // namespace aug

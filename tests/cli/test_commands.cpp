@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/gpu/gpu.hpp"
+#include "lib/pipeline/describe.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug {
@@ -65,6 +66,10 @@ TEST(Cli, StagesDescribeSchema) {
   EXPECT_NE(stages.out.find("gaussian_blur"), std::string::npos);
   const auto json = run_cli({"stages", "--json"});
   EXPECT_GE(nlohmann::json::parse(json.out).size(), 9u);
+  const auto markdown = run_cli({"stages", "--markdown"});
+  EXPECT_EQ(markdown.code, 0);
+  EXPECT_EQ(markdown.out, stage_table_markdown());
+  EXPECT_NE(run_cli({"stages", "--markdown", "--json"}).code, 0) << "one format at a time";
 
   const auto d = run_cli({"describe", "resize"});
   EXPECT_EQ(d.code, 0);

@@ -18,30 +18,42 @@ namespace {
                    << (inv.devices.empty() ? inv.why_none : "this machine has fewer GPUs"); \
   } while (0)
 
-class CudaParity : public ::testing::TestWithParam<std::size_t> {};
+// Every registered stage's declared cases (StageSpec::cases), as the catalog suite runs them
+// against cuda-emulated. The generator runs in InitGoogleTest, after static initialisation.
+class CudaParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaParity, GpuEqualsCpu) {
   REQUIRE_GPU(0);
-  const Pipeline p = testing::one_stage(testing::kParityStages[GetParam()]);
-  const Tolerance& tol = p.root().children[0].spec->tolerance;
+  const StageSpec& s = testing::stage_spec(GetParam());
+  ASSERT_FALSE(s.cases.empty()) << s.name << " declares no cases";
   const auto cpu = make_cpu_backend(1);
   const auto gpu = gpu::open_backend(0, 1);
-  for (DType t : {DType::U8, DType::U16, DType::F32})
-    for (int c : {1, 3, 4})
-      for (const testing::Input& in : testing::parity_inputs(t, c)) {
-        Plan plan;
-        try {
-          plan = p.plan(11, in.name, 0, in.image.shape());
-        } catch (const InputError&) {
-          continue;
+  for (const std::string& params : s.cases) {
+    const Pipeline p = testing::declared_pipeline(s.name, params);
+    int compared = 0;
+    for (DType t : testing::kDtypes)
+      for (int c : testing::kChannels) {
+        if (!s.supports(t) || !s.supports_channels(c)) continue;
+        for (const testing::Input& in : testing::parity_inputs(t, c)) {
+          Plan plan;
+          try {
+            plan = p.plan(11, in.name, 0, in.image.shape());
+          } catch (const InputError&) {
+            continue;
+          }
+          const auto d = testing::compare(gpu->run(plan, in.image, 0), cpu->run(plan, in.image, 0),
+                                          testing::parity_tolerance(s, t));
+          EXPECT_EQ(d.count, 0u) << s.name << " " << params << " on " << in.name << " " << dtype_name(t) << " c" << c
+                                 << ": " << d.str();
+          ++compared;
         }
-        const auto d = testing::compare(gpu->run(plan, in.image, 0), cpu->run(plan, in.image, 0), tol.for_dtype(t));
-        EXPECT_EQ(d.count, 0u) << testing::kParityStages[GetParam()] << " on " << in.name << " " << dtype_name(t) << " c"
-                               << c << ": " << d.str();
       }
+    EXPECT_GT(compared, 0) << s.name << " case " << params << " compared no input";
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Stages, CudaParity, ::testing::Range<std::size_t>(0, std::size(testing::kParityStages)));
+INSTANTIATE_TEST_SUITE_P(Stages, CudaParity, ::testing::ValuesIn(testing::stage_names()),
+                         [](const auto& info) { return info.param; });
 
 TEST(Cuda, EveryGpuGivesTheCpuBytes) {
   REQUIRE_GPU(0);

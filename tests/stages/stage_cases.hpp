@@ -1,52 +1,19 @@
-// The stage configurations and inputs every backend comparison runs: odd sizes (1x1, 2x3,
+// What every backend comparison runs, from the stage declarations: each registered stage's
+// declared `cases` (StageSpec::cases) as one-stage pipelines, and the inputs: odd sizes (1x1, 2x3,
 // 41x39, 257x3) and a photograph, for each sample type and channel count.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "lib/pipeline/pipeline.hpp"
+#include "lib/stages/stage.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug::testing {
-
-inline constexpr const char* kParityStages[] = {
-    R"({"stage": "resize", "size": [5, 3], "interpolation": "bilinear"})",
-    R"({"stage": "resize", "scale": 0.6, "interpolation": "bilinear"})",
-    R"({"stage": "resize", "scale": 1.7, "interpolation": "bilinear"})",
-    R"({"stage": "resize", "scale": 0.45, "interpolation": "nearest"})",
-    R"({"stage": "resize", "scale": 1.3, "interpolation": "nearest"})",
-    R"({"stage": "resize", "scale": 0.55, "interpolation": "bicubic"})",
-    R"({"stage": "resize", "scale": 2.2, "interpolation": "bicubic"})",
-    R"({"stage": "resize", "scale": 0.37, "interpolation": "area"})",
-    R"({"stage": "resize", "scale": 0.5, "interpolation": "area"})",
-    R"({"stage": "resize", "scale": 1.6, "interpolation": "area"})",
-    R"({"stage": "flip", "direction": "horizontal"})",
-    R"({"stage": "flip", "direction": "vertical"})",
-    R"({"stage": "crop", "size": [1, 1], "position": "random"})",
-    R"({"stage": "crop", "size": [2, 3]})",
-    R"({"stage": "random_resized_crop", "size": [9, 7], "interpolation": "bilinear"})",
-    R"({"stage": "random_resized_crop", "size": [12, 12], "interpolation": "bicubic"})",
-    R"({"stage": "random_resized_crop", "size": [6, 11], "interpolation": "area"})",
-    R"({"stage": "gaussian_blur", "sigma": 1.0, "kernel_size": 7})",
-    R"({"stage": "gaussian_blur", "sigma": 2.5, "border": "constant"})",
-    R"({"stage": "gaussian_blur", "sigma": 0.8, "border": "replicate"})",
-    R"({"stage": "gaussian_blur", "sigma": 6})",
-    R"({"stage": "channel_gain", "r": 1.3, "g": 0.7, "b": 2.2})",
-    R"({"stage": "gaussian_illumination", "gain": [0.05, 0.3], "sign": [-1, 1], "p": 1})",
-    R"({"stage": "gaussian_illumination", "gain": 0.5, "center": 0.3, "sigma": 0.1, "sign": 1, "p": 1})",
-    R"({"stage": "planckian_jitter", "mode": "blackbody", "p": 1})",
-    R"({"stage": "planckian_jitter", "mode": "CIED", "select_from": [0, 22], "p": 1})",
-    R"({"stage": "jpeg", "quality": 1})",
-    R"({"stage": "jpeg", "quality": 50})",
-    R"({"stage": "jpeg", "quality": 95})",
-    R"({"stage": "jpeg", "quality": [20.5, 90], "mode": "kornia"})",
-    R"({"stage": "jpeg", "quality": 99.5, "mode": "kornia"})",
-    R"({"stage": "elastic", "kernel_size": [7, 5], "sigma": [2, 3], "alpha": [4, 2], "p": 1})",
-    R"({"stage": "elastic", "kernel_size": 9, "sigma": 1.5, "alpha": [3, 3], "interpolation": "nearest", "p": 1})",
-    R"({"stage": "elastic", "kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "border", "p": 1})",
-    R"({"stage": "elastic", "kernel_size": 5, "sigma": 1, "alpha": [8, 8], "padding": "reflection", "p": 1})",
-    R"({"stage": "elastic", "kernel_size": [31, 21], "sigma": [8, 5], "alpha": [0.5, 0.5], "p": 1})",
-};
 
 struct Input {
   std::string name;
@@ -60,5 +27,42 @@ inline std::vector<Input> parity_inputs(DType t, int c) {
   out.push_back({"chelsea.png", testing::sample_as("chelsea.png", t, c)});
   return out;
 }
+
+inline constexpr DType kDtypes[] = {DType::U8, DType::U16, DType::F32};
+inline constexpr int kChannels[] = {1, 3, 4};
+
+// The names of the registered stages (not the compositions), in registry order. Call it from a
+// test or from an INSTANTIATE_TEST_SUITE_P generator (gtest evaluates those in InitGoogleTest,
+// after static initialisation), never from a namespace-scope initialiser.
+inline std::vector<std::string> stage_names() {
+  std::vector<std::string> names;
+  for (const auto& t : stage_types()) names.push_back(t.spec().name);
+  return names;
+}
+
+inline const StageSpec& stage_spec(const std::string& name) {
+  const StageType* t = find_stage_type(name);
+  if (!t) throw std::invalid_argument("no registered stage \"" + name + "\"");
+  return t->spec();
+}
+
+// The stage object for a declared parameter object (a case, the identity or a bench entry):
+// {"stage": NAME, ...params, "p": 1}.
+inline nlohmann::ordered_json stage_object(const std::string& name, const std::string& params) {
+  nlohmann::ordered_json stage{{"stage", name}};
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(params);
+  if (!j.is_object()) throw std::invalid_argument(name + ": " + params + " is not a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it) stage[it.key()] = it.value();
+  stage["p"] = 1;
+  return stage;
+}
+
+inline Pipeline declared_pipeline(const std::string& name, const std::string& params) {
+  const nlohmann::ordered_json doc{{"version", 1}, {"stages", nlohmann::ordered_json::array({stage_object(name, params)})}};
+  return Pipeline::parse(doc.dump(), name + ".json");
+}
+
+// Integer images must agree to the bit; float images within the stage's declared tolerance.
+inline double parity_tolerance(const StageSpec& spec, DType t) { return t == DType::F32 ? spec.tolerance.f32 : 0.0; }
 
 }  // namespace aug::testing

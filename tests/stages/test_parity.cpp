@@ -1,41 +1,14 @@
-// The CPU path against the kernel bodies run on the host ("cuda-emulated"): every stage, sample
-// type and channel count, on odd sizes and on photographs. Integer images must agree to the bit;
-// float images within the stage's declared tolerance.
+// The CPU path against the kernel bodies run on the host ("cuda-emulated") for a chained pipeline
+// on photographs. Each stage's own comparison, on every declared case, sample type, channel count
+// and odd size, is in test_catalog.cpp.
 #include <gtest/gtest.h>
 
-#include "lib/core/error.hpp"
-#include "tests/stages/stage_cases.hpp"
 #include "tests/stages/stage_runner.hpp"
 
 namespace aug {
 namespace {
 
 using testing::compare;
-
-class Parity : public ::testing::TestWithParam<std::size_t> {};
-
-TEST_P(Parity, CpuPathEqualsKernelsOnTheHost) {
-  const Pipeline p = testing::one_stage(testing::kParityStages[GetParam()]);
-  const Tolerance& tol = p.root().children[0].spec->tolerance;
-  int compared = 0;
-  for (DType t : {DType::U8, DType::U16, DType::F32})
-    for (int c : {1, 3, 4})
-      for (const testing::Input& in : testing::parity_inputs(t, c)) {
-        testing::Both b;
-        try {
-          b = testing::run_both(p, in.image);
-        } catch (const InputError&) {
-          continue;  // e.g. a crop larger than a 1x1 image
-        }
-        const auto d = compare(b.cpu, b.emulated, tol.for_dtype(t));
-        EXPECT_EQ(d.count, 0u) << testing::kParityStages[GetParam()] << " on " << in.name << " " << dtype_name(t) << " c" << c << ": "
-                               << d.str();
-        ++compared;
-      }
-  EXPECT_GE(compared, 27);
-}
-
-INSTANTIATE_TEST_SUITE_P(Stages, Parity, ::testing::Range<std::size_t>(0, std::size(testing::kParityStages)));
 
 TEST(Parity, ChainedPipelineOnPhotographs) {
   const Pipeline p = Pipeline::parse(R"({"version": 1, "stages": [

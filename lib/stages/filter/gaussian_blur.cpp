@@ -31,7 +31,7 @@ const Choice<Border> kBorder = border_param({Border::Reflect101, Border::Replica
 const StageSpec& gaussian_blur_spec() {
   static const StageSpec spec{
       .name = "gaussian_blur",
-      .summary = "Gaussian blur with a fixed or random sigma.",
+      .summary = "Gaussian blur with a fixed or random sigma; 8-bit images equal cv::GaussianBlur to the bit.",
       .notes = {"The kernel is OpenCV's (cv::getGaussianKernel); without kernel_size its size is "
                 "round(6 sigma + 1) made odd. 8-bit results equal cv::GaussianBlur to the bit (8-bit fixed-point "
                 "taps); 16-bit images use 14-bit taps, float images binary32 taps."},

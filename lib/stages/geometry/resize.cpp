@@ -34,7 +34,8 @@ const Choice<Interp> kInterpolation = resample_interpolation_param();
 const StageSpec& resize_spec() {
   static const StageSpec spec{
       .name = "resize",
-      .summary = "Resize to a size, a short side, a long side or a scale factor (aspect kept except for size).",
+      .summary = "Resize to a size, a short side, a long side or a scale factor (aspect kept except for size); 8-bit "
+                 "bilinear equals OpenCV's INTER_LINEAR_EXACT to the bit.",
       .notes = {"Pixel centres are aligned (half-pixel convention, as OpenCV and PIL). 8-bit bilinear is OpenCV's "
                 "INTER_LINEAR_EXACT to the bit; bicubic and area use fixed-point weights (11 bits for 8-bit "
                 "images, 14 for 16-bit), float images binary32 weights.",

@@ -45,7 +45,8 @@ const Choice<Border> kPadding{kPaddings,
 const StageSpec& elastic_spec() {
   static const StageSpec spec{
       .name = "elastic",
-      .summary = "Elastic deformation by a smoothed random displacement field (Kornia RandomElasticTransform).",
+      .summary = "Elastic deformation by a smoothed random displacement field (Kornia RandomElasticTransform); zero "
+                 "displacement is the identity.",
       .notes = {"Per pixel a noise pair U(-1, 1) from the keyed generator (so every backend draws the same field), "
                 "smoothed by a zero-padded separable Gaussian (along x with kernel_size[1], sigma[1], then along y "
                 "with kernel_size[0], sigma[0]: Kornia's (y, x) order), scaled by alpha[0] along x and alpha[1] "
