@@ -180,9 +180,13 @@ ParamValue parse_value(const StageSpec& stage, const ParamSpec& param, const jso
       return out;
     }
     case ParamType::NumberList: {
-      if (!v.is_array() || v.empty()) c.wrong_type(v);
       std::vector<double> out;
-      for (const auto& item : v) out.push_back(c.number(item));
+      if (v.is_number()) {
+        out.push_back(c.number(v));
+      } else {
+        if (!v.is_array() || v.empty()) c.wrong_type(v);
+        for (const auto& item : v) out.push_back(c.number(item));
+      }
       return out;
     }
     case ParamType::Bool:

@@ -21,7 +21,7 @@ enum class ParamType {
   IntPair,     // [a, b] of integers, or one integer meaning [n, n]
   NumberPair,  // [a, b] of numbers, or one number meaning [v, v]
   IntList,     // a list of integers, or one integer
-  NumberList,  // a list of numbers
+  NumberList,  // a list of numbers, or one number
   Bool,
   Stages,      // compositions only: a list of stage objects
 };

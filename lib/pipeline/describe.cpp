@@ -39,7 +39,7 @@ std::string form(const ParamSpec& p) {
     case ParamType::NumberPair:
       return (p.elements.empty() ? std::string("[a, b]") : p.elements) + " of numbers (one number: both)";
     case ParamType::IntList: return "integer or list of integers";
-    case ParamType::NumberList: return "list of numbers";
+    case ParamType::NumberList: return "number or list of numbers";
     case ParamType::Bool: return "true or false";
     case ParamType::Stages: return "list of stages";
   }
@@ -85,7 +85,7 @@ json param_schema(const ParamSpec& p) {
     case ParamType::NumberList: {
       const json one = bound_schema({{"type", p.type == ParamType::IntList ? "integer" : "number"}}, p);
       const json list{{"type", "array"}, {"items", one}, {"minItems", 1}};
-      s = p.type == ParamType::IntList ? json{{"oneOf", {one, list}}} : list;
+      s = {{"oneOf", {one, list}}};
       break;
     }
     case ParamType::Bool: s = {{"type", "boolean"}}; break;

@@ -1,5 +1,7 @@
 #include "lib/stages/engines/vocabulary.hpp"
 
+#include <algorithm>
+
 #include "kernels/core/border.hpp"
 
 namespace aug {
@@ -37,6 +39,17 @@ Choice<Border> border_param(std::initializer_list<Border> allowed, Border def, s
 
 Choice<Border> border_param(std::initializer_list<Border> allowed, std::string doc) {
   return Choice<Border>(border_words(), allowed, ParamSpec{.name = "border", .doc = std::move(doc), .optional = true});
+}
+
+Param<std::vector<double>> fill_param() {
+  return Param<std::vector<double>>({.name = "fill",
+                                     .doc = "value of pixels from outside the image under border constant: one "
+                                            "number, or one per channel, in sample units (255 is white in 8-bit)",
+                                     .default_value = 0.0});
+}
+
+double fill_for_channel(const std::vector<double>& fill, int c) {
+  return fill.empty() ? 0.0 : fill[std::min<std::size_t>(static_cast<std::size_t>(c), fill.size() - 1)];
 }
 
 int border_index(int p, int len, Border border) { return k::border_index(p, len, static_cast<int>(border)); }

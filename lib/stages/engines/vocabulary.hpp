@@ -25,6 +25,12 @@ Choice<Border> border_param(std::initializer_list<Border> allowed, Border def, s
 // The same without a default (a stage that also takes another name for it, as elastic's `padding`).
 Choice<Border> border_param(std::initializer_list<Border> allowed, std::string doc);
 
+// `fill`: the constant border's value, one number for every channel or one per channel, in sample
+// units (0-255 for 8-bit, 0-65535 for 16-bit, 0-1 for float), saturated to the sample type.
+Param<std::vector<double>> fill_param();
+// The fill of channel c (the last value repeats; alpha included).
+double fill_for_channel(const std::vector<double>& fill, int c);
+
 // The source index OpenCV's cv::borderInterpolate returns for position p (-1 for Constant outside).
 int border_index(int p, int len, Border border);
 
