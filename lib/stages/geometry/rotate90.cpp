@@ -1,5 +1,8 @@
 // rotate90: quarter turns and the transpose, the eight exact symmetries of the square (D4).
+#include <opencv2/core.hpp>
+
 #include "kernels/geometry/rotate90.hpp"
+#include "lib/io/cv_bridge.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -52,6 +55,20 @@ class Rotate90Op final : public Op {
         transpose_(transpose) {}
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    if (ctx.cpu()) {  // pixels moved, nothing computed: OpenCV's transpose and rotate (the tests hold them equal)
+      static constexpr int kTurns[] = {-1, cv::ROTATE_90_COUNTERCLOCKWISE, cv::ROTATE_180, cv::ROTATE_90_CLOCKWISE};
+      cv::Mat dst = as_mat(out);
+      cv::Mat src = as_mat(in);
+      if (transpose_) {
+        if (k_ == 0) return cv::transpose(src, dst);
+        cv::Mat t;
+        cv::transpose(src, t);
+        src = t;
+      }
+      if (k_ == 0) return src.copyTo(dst);
+      cv::rotate(src, dst, kTurns[k_]);
+      return;
+    }
     const k::IntMap m = k::rotate90_map(in.shape.width, in.shape.height, k_, transpose_);
     with_views(in, out, [&](auto src, auto dst) { k::rotate90(src, dst, m, ctx.exec()); });
   }
