@@ -1,0 +1,144 @@
+// pad: add pixels around the image, by fixed amounts or up to a minimum size.
+#include <opencv2/core.hpp>
+
+#include "kernels/geometry/window.hpp"
+#include "lib/io/cv_bridge.hpp"
+#include "lib/stages/geometry/padding.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const Param<std::vector<std::int64_t>> kPadding =
+    padding_param("pixels added on each side: n (every side), [left/right, top/bottom] or [left, top, right, bottom]");
+const Param<IntPair> kMinSize{{.name = "min_size",
+                               .doc = "pad up to at least this size; sides already as large are left alone",
+                               .min = Bound{1},
+                               .max = Bound{65535},
+                               .elements = "[width, height]"}};
+enum class Position { Center, Random, TopLeft };
+const Words<Position> kPositions{
+    {{Position::Center, "center"}, {Position::Random, "random"}, {Position::TopLeft, "top-left"}}};
+const Choice<Position> kPosition{
+    kPositions,
+    {},
+    Position::Center,
+    {.name = "position",
+     .doc = "with min_size: where the image sits in the padded canvas; center puts the odd pixel right and "
+            "bottom, random draws the left and top padding uniformly",
+     .random = true}};
+const Choice<Border> kBorder =
+    border_param({Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap},
+                 Border::Constant, "what the added pixels are; a list draws one per image");
+const Param<std::vector<double>> kFill = fill_param();
+
+const StageSpec& pad_spec() {
+  static const StageSpec spec{
+      .name = "pad",
+      .summary = "Add pixels around the image: fixed amounts per side, or up to a minimum size; any border, "
+                 "equal to OpenCV's copyMakeBorder.",
+      .notes = {"padding takes the forms torchvision's Pad takes: one number for every side, [left/right, "
+                "top/bottom] or [left, top, right, bottom]. min_size pads each side that is smaller than [width, "
+                "height] up to it, as Albumentations' PadIfNeeded: with position center the left (top) side gets "
+                "half the difference rounded down and the right (bottom) side the rest; top-left adds everything "
+                "right and bottom; random draws the left (top) amount uniformly from 0 to the difference.",
+                "Borders are OpenCV's: constant (the fill), replicate, reflect (torchvision's \"symmetric\"), "
+                "reflect101 (torchvision's \"reflect\") and wrap; a padding larger than the image repeats the rule "
+                "(as copyMakeBorder). fill is saturated to the sample type (rounded half to even for integers)."},
+      .params = {kPadding, kMinSize, kPosition, kBorder, kFill},
+      .exactly_one_of = {{kPadding.name, kMinSize.name}},
+      .tolerance = {.reason = "pixels are moved or set to the fill, never computed"},
+      .example = {{"stage", "pad"}, {"padding", {16, 8}}, {"border", "reflect101"}},
+      .cases = {R"({"padding": [3, 1, 0, 2]})",
+                R"({"padding": [2, 5], "border": "replicate"})",
+                R"({"padding": 4, "border": "reflect"})",
+                R"({"padding": [5, 0, 1, 3], "border": "reflect101"})",
+                R"({"padding": [7, 2, 3, 6], "border": "wrap"})",
+                R"({"padding": [1, 2, 3, 4], "fill": [10, 200, 30, 128]})",
+                R"({"min_size": [45, 40], "position": "random", "border": "reflect101"})",
+                R"({"min_size": [6, 5], "position": "top-left", "border": "wrap"})",
+                R"({"min_size": [3, 4], "fill": 0.5})"},
+      .identity = R"({"padding": 0})",
+      .bench = {R"({"padding": 32, "border": "reflect101"})", R"({"min_size": [2048, 2048]})"},
+  };
+  return spec;
+}
+
+class PadOp final : public Op {
+ public:
+  PadOp(const Shape& in, const Sides& s, Border border, std::vector<double> fill)
+      : Op(in, Shape{in.width + s[0] + s[2], in.height + s[1] + s[3], in.channels, in.dtype}),
+        sides_(s),
+        border_(border),
+        fill_(std::move(fill)) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    if (ctx.cpu()) {  // pixels moved or set, nothing computed: OpenCV's copy loops (the tests hold them equal)
+      static constexpr int kCv[] = {cv::BORDER_CONSTANT, cv::BORDER_REPLICATE, cv::BORDER_REFLECT,
+                                    cv::BORDER_REFLECT_101, cv::BORDER_WRAP};
+      cv::Scalar fill;
+      for (int c = 0; c < 4; ++c) fill[c] = fill_for_channel(fill_, c);
+      cv::Mat dst = as_mat(out);
+      cv::copyMakeBorder(as_mat(in), dst, sides_[1], sides_[3], sides_[0], sides_[2], kCv[static_cast<int>(border_)],
+                         fill);
+      return;
+    }
+    // The outer level is the identity (its frame is the output); the inner one is the padding.
+    const k::WindowAxis x{0, 0, out.shape.width, sides_[0], in.shape.width};
+    const k::WindowAxis y{0, 0, out.shape.height, sides_[1], in.shape.height};
+    run_window(ctx, in, out, x, y, border_, fill_);
+  }
+  nlohmann::json params() const override {
+    return {{kPadding.name, sides_json(sides_)}, {kBorder.name, border_words().name(border_)}};
+  }
+
+ private:
+  Sides sides_;
+  Border border_;
+  std::vector<double> fill_;
+};
+
+class Pad final : public Stage {
+ public:
+  explicit Pad(const StageConfig& c)
+      : position_(c.get(kPosition)), border_(c.get(kBorder)), fill_(c.get(kFill)) {
+    if (c.has(kPadding)) padding_ = padding_sides(c, kPadding);
+    if (c.has(kMinSize)) min_size_ = c.get(kMinSize);
+  }
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    Sides s{0, 0, 0, 0};
+    if (padding_) {
+      s = *padding_;
+    } else {
+      const int dx = std::max(0, static_cast<int>((*min_size_)[0]) - in.width);
+      const int dy = std::max(0, static_cast<int>((*min_size_)[1]) - in.height);
+      int left = dx / 2, top = dy / 2;
+      switch (position_.sample(d)) {
+        case Position::Center: break;
+        case Position::TopLeft: left = top = 0; break;
+        case Position::Random:
+          left = static_cast<int>(d.integer(0, dx));
+          top = static_cast<int>(d.integer(0, dy));
+          break;
+      }
+      s = {left, top, dx - left, dy - top};
+    }
+    const Border border = border_.sample(d);
+    return std::make_unique<PadOp>(in, s, border, fill_);
+  }
+
+ private:
+  std::optional<Sides> padding_;
+  std::optional<IntPair> min_size_;
+  Drawn<Position> position_;
+  Drawn<Border> border_;
+  std::vector<double> fill_;
+};
+
+}  // namespace
+
+StageType pad_stage() { return stage_type<Pad>(&pad_spec); }
+
+}  // namespace aug
