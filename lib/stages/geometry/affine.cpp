@@ -1,0 +1,157 @@
+// affine: torchvision's RandomAffine (angle, translate, scale, shear about a centre) on the warp
+// engine; 8-bit images equal cv::warpAffine with the recorded matrix.
+#include <cmath>
+#include <optional>
+
+#include "lib/stages/geometry/warp_op.hpp"
+
+namespace aug {
+
+namespace {
+
+const Param<NumberParam> kAngle{{.name = "angle",
+                                 .doc = "rotation in degrees, positive clockwise (torchvision's affine); [lo, hi] "
+                                        "draws one per image (uniform); torchvision's degrees=d is [-d, d]",
+                                 .default_value = 0.0,
+                                 .random = true,
+                                 .min = Bound{-360},
+                                 .max = Bound{360}}};
+const Param<NumberPair> kTranslate{{.name = "translate",
+                                    .doc = "largest shift as fractions of the width and height: tx = "
+                                           "round(U(-fx*W, fx*W)), ty likewise (torchvision's draw)",
+                                    .default_value = {0.0, 0.0},
+                                    .min = Bound{0},
+                                    .max = Bound{1},
+                                    .elements = "[fx, fy]"}};
+const Param<NumberPair> kScale{{.name = "scale",
+                                .doc = "scale factor drawn uniformly in [lo, hi]",
+                                .default_value = {1.0, 1.0},
+                                .min = Bound{0, true},
+                                .max = Bound{16},
+                                .ordered = true,
+                                .elements = "[lo, hi]"}};
+const Param<std::vector<double>> kShear{{.name = "shear",
+                                         .doc = "shear in degrees: s (x-shear in [-|s|, |s|]), [lo, hi] (x only) or "
+                                                "[xlo, xhi, ylo, yhi]",
+                                         .default_value = 0.0,
+                                         .min = Bound{-89, false},
+                                         .max = Bound{89, false}}};
+const Param<NumberPair> kCenter{{.name = "center",
+                                 .doc = "centre of the rotation, scale and shear in input pixel coordinates (pixel "
+                                        "centres at integers); default the image centre ((W-1)/2, (H-1)/2)",
+                                 .optional = true,
+                                 .min = Bound{-65536},
+                                 .max = Bound{65536},
+                                 .elements = "[x, y]"}};
+const Choice<Interp> kInterpolation = interpolation_param({Interp::Nearest, Interp::Bilinear, Interp::Bicubic},
+                                                          Interp::Bilinear, "how output pixels sample the input");
+const Choice<Border> kBorder =
+    border_param({Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap},
+                 Border::Constant, "what output pixels mapped outside the input read");
+const Param<std::vector<double>> kFill = fill_param();
+
+const StageSpec& affine_spec() {
+  static const StageSpec spec{
+      .name = "affine",
+      .summary = "Random affine transform as torchvision's RandomAffine: angle, integer translation, scale and "
+                 "x/y shear about a centre; 8-bit equals cv::warpAffine with the recorded matrix.",
+      .notes = {"Draws as torchvision v2's RandomAffine, in its order: angle ~ U(angle), tx = round(U(-fx*W, fx*W)) "
+                "and ty = round(U(-fy*H, fy*H)) (half to even, as Python's round), scale ~ U(scale), shear_x ~ "
+                "U(shear x range), shear_y ~ U(shear y range) (0 unless four values are given). One shear number s "
+                "means [-|s|, |s|] (torchvision rejects a negative s); a single angle is used as is (torchvision's degrees=d is angle [-d, d]).",
+                "The forward matrix is torchvision's _get_inverse_affine_matrix(inverted=False): translate · centre · "
+                "rotate · scale · shear · centre⁻¹, with torchvision's affine sign: a positive angle turns the image "
+                "clockwise on screen (the rotate stage, like torchvision's rotate, is counter-clockwise), shears in "
+                "degrees. The centre defaults to ((W-1)/2, (H-1)/2) in pixel coordinates with pixel centres at "
+                "integers (torchvision's `center` is ours + 0.5). The output keeps the input's size.",
+                "The manifest records the drawn values and the forward 3x3 `matrix` (what cv::warpAffine takes without "
+                "WARP_INVERSE_MAP), `width`, `height`, `interpolation`, `border` and `fill`; 8-bit images equal "
+                "cv::warpAffine with them to the bit.",
+                "torchvision's default interpolation is nearest; here bilinear."},
+      .params = {kAngle, kTranslate, kScale, kShear, kCenter, kInterpolation, kBorder, kFill},
+      .tolerance = {.reason = "integer images: integer arithmetic on coordinate and weight tables computed once on "
+                              "the host; float images: the same binary32 operations in the same order without FMA "
+                              "contraction on every backend"},
+      .example = {{"stage", "affine"},
+                  {"angle", {-10, 10}},
+                  {"translate", {0.1, 0.1}},
+                  {"scale", {0.9, 1.1}},
+                  {"shear", 5},
+                  {"p", 0.5}},
+      .cases = {R"({"angle": 20, "translate": [0.1, 0.2], "scale": [0.8, 1.2], "shear": 10})",
+                R"({"angle": -3, "shear": [-5, 5, -3, 3], "interpolation": "nearest", "border": "replicate"})",
+                R"({"angle": 1.5, "scale": [1.3, 1.3], "interpolation": "bicubic", "border": "reflect"})",
+                R"({"angle": [-45, 45], "translate": [0.3, 0.3], "border": "reflect101"})",
+                R"({"scale": [0.5, 0.6], "shear": [10, 20], "border": "wrap", "center": [1, 2]})",
+                R"({"angle": 7, "translate": [0.5, 0.5], "fill": [255, 64, 0], "interpolation": "bicubic"})"},
+      .identity = R"({"angle": 0, "translate": [0, 0], "scale": [1, 1], "shear": 0, "interpolation": "bicubic"})",
+      .bench = {R"({"angle": 10, "translate": [0.1, 0.1], "scale": [1.1, 1.1], "shear": 5})",
+                R"({"angle": -10, "shear": [-5, 5, -5, 5], "interpolation": "nearest"})"},
+  };
+  return spec;
+}
+
+class Affine final : public Stage {
+ public:
+  explicit Affine(const StageConfig& c)
+      : angle_(c.get(kAngle)),
+        translate_(c.get(kTranslate)),
+        scale_(c.get(kScale)),
+        interp_(c.get(kInterpolation)),
+        border_(c.get(kBorder)),
+        fill_(warp_fill(c.get(kFill))) {
+    if (c.has(kCenter)) center_ = c.get(kCenter);
+    const std::vector<double>& s = c.get(kShear);
+    if (s.size() == 1) {
+      shear_x_ = {-std::fabs(s[0]), std::fabs(s[0])};
+    } else if (s.size() == 2 || s.size() == 4) {
+      shear_x_ = {s[0], s[1]};
+      if (s.size() == 4) shear_y_ = {s[2], s[3]};
+      if (shear_x_[0] > shear_x_[1] || shear_y_[0] > shear_y_[1])
+        c.fail(kShear, "ranges must be [lo, hi] with lo <= hi");
+    } else {
+      c.fail(kShear, "takes 1, 2 or 4 numbers, not " + std::to_string(s.size()));
+    }
+  }
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    // torchvision v2 RandomAffine._get_params, in its order.
+    const double angle = angle_.sample(d);
+    const double max_dx = translate_[0] * in.width, max_dy = translate_[1] * in.height;
+    const double tx = std::nearbyint(d.uniform(-max_dx, max_dx));
+    const double ty = std::nearbyint(d.uniform(-max_dy, max_dy));
+    const double scale = d.uniform(scale_[0], scale_[1]);
+    const double shear_x = d.uniform(shear_x_[0], shear_x_[1]);
+    const double shear_y = d.uniform(shear_y_[0], shear_y_[1]);
+    Warp w;
+    w.interp = interp_.sample(d);
+    w.border = border_.sample(d);
+    w.fill = fill_;
+    w.out_width = in.width;
+    w.out_height = in.height;
+    const double cx = center_ ? (*center_)[0] : (in.width - 1) * 0.5;
+    const double cy = center_ ? (*center_)[1] : (in.height - 1) * 0.5;
+    if (angle != 0.0 || tx != 0.0 || ty != 0.0 || scale != 1.0 || shear_x != 0.0 || shear_y != 0.0)
+      w.matrix = torchvision_affine_forward(cx, cy, angle, tx, ty, scale, shear_x, shear_y);
+    const nlohmann::json drawn{{"angle", angle},
+                               {"translate", {static_cast<long long>(tx), static_cast<long long>(ty)}},
+                               {"scale", scale},
+                               {"shear", {shear_x, shear_y}}};
+    return std::make_unique<WarpOp>(in, w, drawn);
+  }
+
+ private:
+  NumberParam angle_;
+  NumberPair translate_, scale_;
+  NumberPair shear_x_{0, 0}, shear_y_{0, 0};
+  Drawn<Interp> interp_;
+  Drawn<Border> border_;
+  std::array<double, 4> fill_;
+  std::optional<NumberPair> center_;
+};
+
+}  // namespace
+
+StageType affine_stage() { return stage_type<Affine>(&affine_spec); }
+
+}  // namespace aug

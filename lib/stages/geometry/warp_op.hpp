@@ -1,0 +1,98 @@
+// What rotate, affine and perspective share: the Op that runs a resolved Warp (the warp engine,
+// lib/stages/engines/warp.hpp) and records it, and torchvision's affine matrix.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/stages/engines/warp.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+// The forward matrix (input pixel -> output pixel, pixel centres at integers) of torchvision's
+// _get_inverse_affine_matrix(center, angle, translate, scale, shear, inverted=False): translate ·
+// centre · rotate · scale · shear-y · shear-x · centre⁻¹, angle and shears in degrees, the angle
+// positive clockwise on screen (y down), as torchvision's affine takes it; rotate passes -angle.
+inline std::array<double, 9> torchvision_affine_forward(double cx, double cy, double angle, double tx, double ty,
+                                                        double scale, double shear_x, double shear_y) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double rot = angle * kPi / 180.0, sx = shear_x * kPi / 180.0, sy = shear_y * kPi / 180.0;
+  const double a = std::cos(rot - sy) / std::cos(sy);
+  const double b = -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
+  const double c = std::sin(rot - sy) / std::cos(sy);
+  const double d = -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
+  std::array<double, 9> m{a * scale, b * scale, 0.0, c * scale, d * scale, 0.0, 0.0, 0.0, 1.0};
+  m[2] += m[0] * -cx + m[1] * -cy;
+  m[5] += m[3] * -cx + m[4] * -cy;
+  m[2] += cx + tx;
+  m[5] += cy + ty;
+  return m;
+}
+
+// The inverse (output -> input) matrix of the same call with inverted=True, as torchvision computes it.
+inline std::array<double, 9> torchvision_affine_inverse(double cx, double cy, double angle, double tx, double ty,
+                                                        double scale, double shear_x, double shear_y) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double rot = angle * kPi / 180.0, sx = shear_x * kPi / 180.0, sy = shear_y * kPi / 180.0;
+  const double a = std::cos(rot - sy) / std::cos(sy);
+  const double b = -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
+  const double c = std::sin(rot - sy) / std::cos(sy);
+  const double d = -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
+  std::array<double, 9> m{d / scale, -b / scale, 0.0, -c / scale, a / scale, 0.0, 0.0, 0.0, 1.0};
+  m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty);
+  m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty);
+  m[2] += cx;
+  m[5] += cy;
+  return m;
+}
+
+inline bool is_identity_warp(const Warp& w, const Shape& in) {
+  return w.matrix == std::array<double, 9>{1, 0, 0, 0, 1, 0, 0, 0, 1} && w.out_width == in.width &&
+         w.out_height == in.height;
+}
+
+// Runs a Warp; the manifest gets the forward `matrix` (row-major 3x3, what cv::warpAffine's first two
+// rows / cv::warpPerspective take without WARP_INVERSE_MAP), `width`, `height`, `interpolation`,
+// `border`, `fill` (per channel, as the warp used it) and, first, the stage's drawn values.
+class WarpOp final : public Op {
+ public:
+  WarpOp(const Shape& in, const Warp& w, nlohmann::json drawn)
+      : Op(in, Shape{w.out_width, w.out_height, in.channels, in.dtype}), w_(w), drawn_(std::move(drawn)) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    if (is_identity_warp(w_, in.shape)) return copy_image(ctx, in, out);
+    run_warp(ctx, in, out, w_);
+  }
+
+  nlohmann::json params() const override {
+    nlohmann::json j = drawn_.is_object() ? drawn_ : nlohmann::json::object();
+    j["matrix"] = w_.matrix;
+    j["width"] = w_.out_width;
+    j["height"] = w_.out_height;
+    j["interpolation"] = interp_words().name(w_.interp);
+    j["border"] = border_words().name(w_.border);
+    std::vector<double> fill(w_.fill.begin(), w_.fill.begin() + in_shape().channels);
+    j["fill"] = fill;
+    return j;
+  }
+
+  const Warp& warp() const { return w_; }
+
+ private:
+  Warp w_;
+  nlohmann::json drawn_;
+};
+
+// The Warp's fill from the `fill` parameter (the last value repeats over the channels).
+inline std::array<double, 4> warp_fill(const std::vector<double>& fill) {
+  std::array<double, 4> f{};
+  for (int c = 0; c < 4; ++c) f[static_cast<std::size_t>(c)] = fill_for_channel(fill, c);
+  return f;
+}
+
+}  // namespace aug
