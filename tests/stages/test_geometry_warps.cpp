@@ -332,6 +332,10 @@ TEST(GeometryWarps, Rotate90WithExpandIsTheExactTurn) {
       ASSERT_EQ(r.out.shape(), want.shape()) << photo << " " << angle;
       const testing::Diff d = testing::compare(r.out, want);
       EXPECT_EQ(d.count, 0u) << photo << " " << angle << ": " << d.str();
+      // and the rotate90 stage's quarter turns (k counter-clockwise) are the same pixels
+      const int k = angle == 90 ? 1 : (angle == -90 ? 3 : 2);
+      const Image turned = testing::run_cpu(R"({"stage": "rotate90", "k": )" + std::to_string(k) + "}", in);
+      EXPECT_EQ(testing::compare(r.out, turned).count, 0u) << photo << " rotate " << angle << " vs rotate90 k " << k;
     }
   // W - H odd: torchvision's formula adds a column and a row (451x300 turned is 301x452).
   const Pipeline p = testing::one_stage(R"({"stage": "rotate", "expand": true, "angle": 90})");
