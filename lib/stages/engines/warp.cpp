@@ -7,6 +7,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <opencv2/imgproc.hpp>
+
+#include "lib/io/cv_bridge.hpp"
+
 // The table arithmetic below is plain IEEE double/float without FMA contraction (the build passes
 // -ffp-contract=off): the same bits as OpenCV's SSE2-baseline build.
 
@@ -169,6 +173,25 @@ std::vector<std::int32_t> warp_affine_coords(const std::array<double, 9>& M, int
 const std::vector<std::int16_t>& warp_bicubic_table_fixed() { return bicubic_tables().fixed; }
 const std::vector<float>& warp_bicubic_table_float() { return bicubic_tables().flt; }
 
+namespace {
+
+void opencv_warp(const ImageRef& in, const ImageRef& out, const Warp& w) {
+  static constexpr int kCvBorder[] = {cv::BORDER_CONSTANT, cv::BORDER_REPLICATE, cv::BORDER_REFLECT,
+                                      cv::BORDER_REFLECT_101, cv::BORDER_WRAP};  // in Border's order
+  const int interp = w.interp == Interp::Nearest ? cv::INTER_NEAREST
+                                                 : (w.interp == Interp::Bilinear ? cv::INTER_LINEAR : cv::INTER_CUBIC);
+  const int border = kCvBorder[static_cast<int>(w.border)];
+  const cv::Scalar fill(w.fill[0], w.fill[1], w.fill[2], w.fill[3]);
+  cv::Mat dst = as_mat(out);
+  std::array<double, 9> m = w.matrix;
+  if (is_affine(w))
+    cv::warpAffine(as_mat(in), dst, cv::Mat(2, 3, CV_64F, m.data()), dst.size(), interp, border, fill);
+  else
+    cv::warpPerspective(as_mat(in), dst, cv::Mat(3, 3, CV_64F, m.data()), dst.size(), interp, border, fill);
+}
+
+}  // namespace
+
 void run_warp(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const Warp& w) {
   if (w.out_width <= 0 || w.out_height <= 0)
     throw std::invalid_argument("warp: the output size must be positive (got " + std::to_string(w.out_width) + "x" +
@@ -181,6 +204,11 @@ void run_warp(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const
     if (!std::isfinite(v)) throw std::invalid_argument("warp: the matrix has a non-finite entry");
   for (double v : w.fill)
     if (!std::isfinite(v)) throw std::invalid_argument("warp: the fill value is not finite");
+
+  // The CPU backend calls OpenCV where it computes exactly this arithmetic: every 8-bit warp, and
+  // nearest and bilinear for 16-bit and float (WarpEngine.* and the catalog's parity tests hold the
+  // two equal). 16-bit and float bicubic differ from OpenCV at the border on purpose (warp.hpp).
+  if (ctx.cpu() && (in.shape.dtype == DType::U8 || w.interp != Interp::Bicubic)) return opencv_warp(in, out, w);
 
   const std::array<double, 9> inv = invert_warp_matrix(w.matrix);
   k::WarpArgs a;
