@@ -300,6 +300,8 @@ TEST(GeometryErrors, NameTheParameter) {
   EXPECT_NE(crop3.find("/stages/0/padding"), std::string::npos) << crop3;
   const std::string both_given = parse_error(R"({"stage": "pad", "padding": 1, "min_size": [4, 4]})");
   EXPECT_NE(both_given.find("exactly one of \"padding\", \"min_size\""), std::string::npos) << both_given;
+  const std::string placed = parse_error(R"({"stage": "pad", "padding": 2, "position": "random"})");
+  EXPECT_NE(placed.find("/stages/0/position"), std::string::npos) << placed;
   const std::string none = parse_error(R"({"stage": "pad"})");
   EXPECT_NE(none.find("exactly one of"), std::string::npos) << none;
   const std::string k = parse_error(R"({"stage": "rotate90", "k": [0, 4]})");

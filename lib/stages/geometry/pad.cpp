@@ -23,10 +23,10 @@ const Words<Position> kPositions{
 const Choice<Position> kPosition{
     kPositions,
     {},
-    Position::Center,
     {.name = "position",
-     .doc = "with min_size: where the image sits in the padded canvas; center puts the odd pixel right and "
-            "bottom, random draws the left and top padding uniformly",
+     .doc = "with min_size: where the image sits in the padded canvas (default center); center puts the odd "
+            "pixel right and bottom, random draws the left and top padding uniformly",
+     .optional = true,
      .random = true}};
 const Choice<Border> kBorder =
     border_param({Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap},
@@ -102,7 +102,10 @@ class PadOp final : public Op {
 class Pad final : public Stage {
  public:
   explicit Pad(const StageConfig& c)
-      : position_(c.get(kPosition)), border_(c.get(kBorder)), fill_(c.get(kFill)) {
+      : border_(c.get(kBorder)), fill_(c.get(kFill)) {
+    if (c.has(kPadding) && c.has(kPosition))
+      c.fail(kPosition, "places the image with min_size only; with padding the sides are given");
+    if (c.has(kPosition)) position_ = c.get(kPosition);
     if (c.has(kPadding)) padding_ = padding_sides(c, kPadding);
     if (c.has(kMinSize)) min_size_ = c.get(kMinSize);
   }
@@ -132,7 +135,7 @@ class Pad final : public Stage {
  private:
   std::optional<Sides> padding_;
   std::optional<IntPair> min_size_;
-  Drawn<Position> position_;
+  Drawn<Position> position_{{Position::Center}};
   Drawn<Border> border_;
   std::vector<double> fill_;
 };
