@@ -36,18 +36,11 @@ const Param<std::vector<double>> kShear{{.name = "shear",
                                          .default_value = 0.0,
                                          .min = Bound{-89, false},
                                          .max = Bound{89, false}}};
-const Param<NumberPair> kCenter{{.name = "center",
-                                 .doc = "centre of the rotation, scale and shear in input pixel coordinates (pixel "
-                                        "centres at integers); default the image centre ((W-1)/2, (H-1)/2)",
-                                 .optional = true,
-                                 .min = Bound{-65536},
-                                 .max = Bound{65536},
-                                 .elements = "[x, y]"}};
-const Choice<Interp> kInterpolation = interpolation_param({Interp::Nearest, Interp::Bilinear, Interp::Bicubic},
-                                                          Interp::Bilinear, "how output pixels sample the input");
-const Choice<Border> kBorder =
-    border_param({Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap},
-                 Border::Constant, "what output pixels mapped outside the input read");
+const Param<NumberPair> kCenter = warp_center_param(
+    "centre of the rotation, scale and shear in input pixel coordinates (pixel "
+    "centres at integers); default the image centre ((W-1)/2, (H-1)/2)");
+const Choice<Interp> kInterpolation = warp_interpolation_param();
+const Choice<Border> kBorder = warp_border_param();
 const Param<std::vector<double>> kFill = fill_param();
 
 const StageSpec& affine_spec() {

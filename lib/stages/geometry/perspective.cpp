@@ -17,11 +17,8 @@ const Param<NumberParam> kDistortion{{.name = "distortion_scale",
                                       .random = true,
                                       .min = Bound{0},
                                       .max = Bound{1}}};
-const Choice<Interp> kInterpolation = interpolation_param({Interp::Nearest, Interp::Bilinear, Interp::Bicubic},
-                                                          Interp::Bilinear, "how output pixels sample the input");
-const Choice<Border> kBorder =
-    border_param({Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap},
-                 Border::Constant, "what output pixels mapped outside the input read");
+const Choice<Interp> kInterpolation = warp_interpolation_param();
+const Choice<Border> kBorder = warp_border_param();
 const Param<std::vector<double>> kFill = fill_param();
 
 const StageSpec& perspective_spec() {

@@ -19,18 +19,11 @@ const Param<NumberParam> kAngle{{.name = "angle",
 const Param<bool> kExpand{{.name = "expand",
                            .doc = "grow the canvas to hold the whole rotated image (torchvision's size formula)",
                            .default_value = false}};
-const Param<NumberPair> kCenter{{.name = "center",
-                                 .doc = "centre of rotation in input pixel coordinates (pixel centres at integers); "
-                                        "default the image centre ((W-1)/2, (H-1)/2)",
-                                 .optional = true,
-                                 .min = Bound{-65536},
-                                 .max = Bound{65536},
-                                 .elements = "[x, y]"}};
-const Choice<Interp> kInterpolation = interpolation_param({Interp::Nearest, Interp::Bilinear, Interp::Bicubic},
-                                                          Interp::Bilinear, "how output pixels sample the input");
-const Choice<Border> kBorder =
-    border_param({Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap},
-                 Border::Constant, "what output pixels mapped outside the input read");
+const Param<NumberPair> kCenter = warp_center_param(
+    "centre of rotation in input pixel coordinates (pixel centres at integers); "
+    "default the image centre ((W-1)/2, (H-1)/2)");
+const Choice<Interp> kInterpolation = warp_interpolation_param();
+const Choice<Border> kBorder = warp_border_param();
 const Param<std::vector<double>> kFill = fill_param();
 
 const StageSpec& rotate_spec() {

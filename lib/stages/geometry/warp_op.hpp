@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -49,6 +50,25 @@ inline std::array<double, 9> torchvision_affine_inverse(double cx, double cy, do
   m[2] += cx;
   m[5] += cy;
   return m;
+}
+
+// The parameters every warp stage takes, declared here once.
+inline Choice<Interp> warp_interpolation_param() {
+  return interpolation_param({Interp::Nearest, Interp::Bilinear, Interp::Bicubic}, Interp::Bilinear,
+                             "how output pixels sample the input");
+}
+inline Choice<Border> warp_border_param() {
+  return border_param({Border::Constant, Border::Replicate, Border::Reflect, Border::Reflect101, Border::Wrap},
+                      Border::Constant, "what output pixels mapped outside the input read");
+}
+// rotate's and affine's `center`, in input pixel coordinates (pixel centres at integers).
+inline Param<NumberPair> warp_center_param(std::string doc) {
+  return Param<NumberPair>({.name = "center",
+                            .doc = std::move(doc),
+                            .optional = true,
+                            .min = Bound{-65536},
+                            .max = Bound{65536},
+                            .elements = "[x, y]"});
 }
 
 inline bool is_identity_warp(const Warp& w, const Shape& in) {
