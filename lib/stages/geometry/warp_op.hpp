@@ -15,18 +15,25 @@
 
 namespace aug {
 
-// The forward matrix (input pixel -> output pixel, pixel centres at integers) of torchvision's
-// _get_inverse_affine_matrix(center, angle, translate, scale, shear, inverted=False): translate ·
-// centre · rotate · scale · shear-y · shear-x · centre⁻¹, angle and shears in degrees, the angle
-// positive clockwise on screen (y down), as torchvision's affine takes it; rotate passes -angle.
-inline std::array<double, 9> torchvision_affine_forward(double cx, double cy, double angle, double tx, double ty,
-                                                        double scale, double shear_x, double shear_y) {
+// torchvision's rotation-and-shear block [[a, b], [c, d]] (angle and shears in degrees), as
+// _get_inverse_affine_matrix computes it.
+inline std::array<double, 4> torchvision_rotation_shear(double angle, double shear_x, double shear_y) {
   constexpr double kPi = 3.14159265358979323846;
   const double rot = angle * kPi / 180.0, sx = shear_x * kPi / 180.0, sy = shear_y * kPi / 180.0;
   const double a = std::cos(rot - sy) / std::cos(sy);
   const double b = -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
   const double c = std::sin(rot - sy) / std::cos(sy);
   const double d = -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
+  return {a, b, c, d};
+}
+
+// The forward matrix (input pixel -> output pixel, pixel centres at integers) of torchvision's
+// _get_inverse_affine_matrix(center, angle, translate, scale, shear, inverted=False): translate ·
+// centre · rotate · scale · shear-y · shear-x · centre⁻¹, angle and shears in degrees, the angle
+// positive clockwise on screen (y down), as torchvision's affine takes it; rotate passes -angle.
+inline std::array<double, 9> torchvision_affine_forward(double cx, double cy, double angle, double tx, double ty,
+                                                        double scale, double shear_x, double shear_y) {
+  const auto [a, b, c, d] = torchvision_rotation_shear(angle, shear_x, shear_y);
   std::array<double, 9> m{a * scale, b * scale, 0.0, c * scale, d * scale, 0.0, 0.0, 0.0, 1.0};
   m[2] += m[0] * -cx + m[1] * -cy;
   m[5] += m[3] * -cx + m[4] * -cy;
@@ -38,12 +45,7 @@ inline std::array<double, 9> torchvision_affine_forward(double cx, double cy, do
 // The inverse (output -> input) matrix of the same call with inverted=True, as torchvision computes it.
 inline std::array<double, 9> torchvision_affine_inverse(double cx, double cy, double angle, double tx, double ty,
                                                         double scale, double shear_x, double shear_y) {
-  constexpr double kPi = 3.14159265358979323846;
-  const double rot = angle * kPi / 180.0, sx = shear_x * kPi / 180.0, sy = shear_y * kPi / 180.0;
-  const double a = std::cos(rot - sy) / std::cos(sy);
-  const double b = -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
-  const double c = std::sin(rot - sy) / std::cos(sy);
-  const double d = -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
+  const auto [a, b, c, d] = torchvision_rotation_shear(angle, shear_x, shear_y);
   std::array<double, 9> m{d / scale, -b / scale, 0.0, -c / scale, a / scale, 0.0, 0.0, 0.0, 1.0};
   m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty);
   m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty);
