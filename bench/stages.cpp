@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/timing.hpp"
 #include "lib/run/devices.hpp"
 #include "lib/exec/backend.hpp"
 #include "lib/run/files.hpp"
@@ -23,7 +24,6 @@
 #include "lib/stages/stage.hpp"
 
 using namespace aug;
-using Clock = std::chrono::steady_clock;
 
 // The stage objects to time: {"stage": NAME, ...entry, "p": 1} for every declared bench entry.
 std::vector<nlohmann::ordered_json> bench_stages(const std::string& only) {
@@ -42,17 +42,7 @@ std::vector<nlohmann::ordered_json> bench_stages(const std::string& only) {
   return out;
 }
 
-template <class F>
-double median_ms(int repeats, F f) {
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    const auto a = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_ms;
 
 int main(int argc, char** argv) {
   std::string image = "bench/corpus/hd1080/class00/img00000.jpg", only, device;

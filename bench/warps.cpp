@@ -14,25 +14,15 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "bench/timing.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "lib/run/files.hpp"
 #include "lib/stages/stage.hpp"
 
 using namespace aug;
-using Clock = std::chrono::steady_clock;
 
-template <class F>
-double median_ms(int repeats, F f) {
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    const auto a = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_ms;
 
 int cv_border(const std::string& b) {
   if (b == "replicate") return cv::BORDER_REPLICATE;
