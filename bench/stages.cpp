@@ -74,13 +74,19 @@ int main(int argc, char** argv) {
     } else if (!device.empty()) {
       const DeviceSpec d = parse_device(device);
       const gpu::Inventory inv = gpu::inventory();
-      if (d.kind != DeviceSpec::Kind::Cuda || inv.devices.empty()) {
-        std::fprintf(stderr, "%s: no such device (%s)\n", device.c_str(), inv.why_none.c_str());
+      // The device with that CUDA index: the inventory leaves out GPUs too old for this build, so
+      // an index is not a position in the list.
+      const auto found = std::find_if(inv.devices.begin(), inv.devices.end(),
+                                      [&](const gpu::DeviceInfo& g) { return g.index == d.index; });
+      if (d.kind != DeviceSpec::Kind::Cuda || found == inv.devices.end()) {
+        std::string have = inv.devices.empty() ? inv.why_none : "this machine has";
+        for (const auto& g : inv.devices) have += " cuda:" + std::to_string(g.index) + " (" + g.name + ")";
+        std::fprintf(stderr, "%s: no such device (%s)\n", device.c_str(), have.c_str());
         return 1;
       }
       api = gpu::cuda_runtime_api();
-      index = d.index;
-      std::printf("device cuda:%d: %s\n", index, inv.devices.at(static_cast<std::size_t>(index)).name.c_str());
+      index = found->index;
+      std::printf("device cuda:%d: %s\n", index, found->name.c_str());
     }
     double copy_gbs = 0;
     if (api) {

@@ -30,7 +30,8 @@ std::string version_text() {
 
 namespace {
 
-const char* kDeviceHelp = "cpu, auto (cuda:0 when a usable GPU exists, else the CPU), cuda, cuda:N";
+const char* kDeviceHelp =
+    "cpu, auto (the first usable GPU, else the CPU), cuda, cuda:N, cuda-emulated[:N] (an emulated GPU, for testing)";
 
 int parse_shard(const std::string& text, int& count) {
   const auto slash = text.find('/');
@@ -109,7 +110,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   verify_->add_option("-c,--config", pipeline_, "pipeline file (JSON)")->required();
   verify_->add_option("-i,--input", input_, "images to check, a folder or a file (default: the built-in samples)");
   verify_->add_option("--devices", verify_devices_,
-                      "all (the CPU and every GPU; cuda-emulated without one) or a list: cpu,cuda:0,cuda:1,cuda-emulated")
+                      "all (the CPU and every GPU; the emulated ones without a GPU) or a list: cpu,cuda:0,cuda:1,cuda-emulated:0")
       ->capture_default_str();
   verify_->add_option("--dtypes", verify_dtypes_, "also compare processing each image as these types: u8,u16,f32");
   verify_->add_option("--images", verify_images_, "check the first N inputs only");
@@ -174,7 +175,9 @@ Exit Commands::run() {
                   s.inputs, s.outputs,
                   s.existing ? (", " + std::to_string(s.existing) + " already complete").c_str() : "",
                   s.failed_inputs, s.seconds, rate, s.device.c_str(), static_cast<unsigned long long>(s.seed),
-                  s.interrupted ? " (interrupted)" : (s.stopped_early ? " (stopped: --max-errors)" : ""));
+                  s.interrupted ? " (interrupted)"
+                                : !s.device_failure.empty() ? " (stopped: the device failed)"
+                                : (s.stopped_early ? " (stopped: --max-errors)" : ""));
     std::cout << line;
     if (s.device_busy_seconds > 0) {
       std::snprintf(line, sizeof line, "augment: %s busy %.2f s of %.2f s (%.0f%%; summed over streams, an upper bound)\n",

@@ -10,17 +10,23 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <opencv2/core/utility.hpp>
 #include <spdlog/spdlog.h>
 
 #include "apps/augment/commands.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/io/codec.hpp"
 
 int main(int argc, char** argv) {
   // Image buffers are freed and allocated at the same sizes image after image: keep them in the
   // heap rather than mapping and unmapping (and page-faulting) each one.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  // Parallelism is across images, on every backend: OpenCV calls (decoding, encoding, the CPU
+  // stages, verify-devices' comparisons) stay on the thread that makes them, never OpenCV's pool.
+  cv::setNumThreads(0);
+  aug::prepare_codecs();
 
   // `augment --verify-devices ...` is `augment verify-devices ...`.
   std::vector<std::string> args(argv, argv + argc);

@@ -8,6 +8,7 @@ namespace {
 
 template <class T>
 struct GainPixel {
+  AUG_FIELDS(GainPixel, in, out, a)
   View<const T> in;
   View<T> out;
   GainArgs a;
@@ -23,6 +24,7 @@ struct GainPixel {
 // vector load and store; the value at flat index i belongs to channel i % channels.
 template <class T>
 struct GainFlat {
+  AUG_FIELDS(GainFlat, in, out, count, channels, a)
   static constexpr int kPer = 16 / sizeof(T);
   struct alignas(16) Pack {
     T v[kPer];

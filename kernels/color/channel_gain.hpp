@@ -10,6 +10,7 @@
 namespace aug::k {
 
 struct GainArgs {
+  AUG_FIELDS(GainArgs, fixed, gain, color_channels)
   std::int64_t fixed[4];  // Q16 gains, integer images
   float gain[4];          // float images
   int color_channels;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/core/fields.hpp"
+
 #if defined(__CUDACC__)
 #define AUG_HD __host__ __device__ __forceinline__
 #else
@@ -18,6 +20,7 @@ namespace aug::k {
 // A 2-D interleaved image: `pitch` is in bytes, channels are interleaved (RGB[A] or gray).
 template <class T>
 struct View {
+  AUG_FIELDS(View, data, width, height, channels, pitch)
   T* data = nullptr;
   int width = 0;
   int height = 0;

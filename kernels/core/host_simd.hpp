@@ -8,8 +8,10 @@
 
 #include "kernels/core/common.hpp"
 
-// Hot loops get an AVX2 clone next to the baseline one; the loader picks per machine.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Hot loops get an AVX2 clone next to the baseline one; the loader picks per machine. Not under
+// GCC's ThreadSanitizer: the clones' resolver is instrumented and runs while the dynamic loader
+// relocates the program, before the TSan runtime exists, and crashes it.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define AUG_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define AUG_CLONES

@@ -1,14 +1,19 @@
-// One body, two drivers. A kernel body is a functor with an AUG_HD operator()(x, y).
-// `for_2d` runs it over a grid either as a host loop (the CPU backend and the "cuda-emulated"
-// device) or, in a CUDA build, as a launch on the given stream. The .cu files that call it are
-// compiled by nvcc when CUDA is enabled and as plain C++ otherwise; then only the host driver exists.
+// One body, two drivers. A kernel body is a functor with an AUG_HD operator()(x, y) (or (i)).
+// `for_2d` / `for_1d` run it over a grid either as a host loop (the CPU backend), as a launch
+// queued on an emulated device's stream (run when that stream is synchronised, like a GPU), or,
+// in a CUDA build, as a launch on a CUDA stream. The .cu files that call them are compiled by nvcc
+// when CUDA is enabled and as plain C++ otherwise; then only the host drivers exist.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <typeinfo>
 
 #include "kernels/core/common.hpp"
+#include "kernels/core/fields.hpp"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -16,18 +21,42 @@
 
 namespace aug::k {
 
+// A kernel launch as an emulated device receives it: the functor's bytes (what a GPU would copy
+// into its parameter space, checked before anything runs) and the grid as host loops.
+struct HostLaunch {
+  const char* what;                 // the kernel, as its entry point names it ("warp")
+  const std::type_info* type;       // the functor's type
+  FieldList (*fields)();            // its members' names and offsets, when it declares them
+  const void* args;                 // the functor's bytes, valid during launch()
+  std::size_t size;
+  std::function<void()> run;        // the grid, as host loops over a copy of the functor
+};
+
+// An emulated device's stream. launch() checks the launch (and throws KernelError) now, and runs
+// it later, in order with the stream's copies, when the stream is synchronised.
+class HostQueue {
+ public:
+  virtual void launch(HostLaunch&& launch) = 0;
+
+ protected:
+  ~HostQueue() = default;
+};
+
 // Where a stage's arithmetic runs, chosen by the backend's context, never by the stage:
-//  - cpu():    the CPU backend. A kernel entry with a vectorised host driver (kernels/*/*_cpu.cpp)
-//              runs that; the others run their bodies as host loops.
-//  - host():   the "cuda-emulated" device: always the kernel bodies, as host loops.
-//  - device:   a launch on a CUDA stream of the current device.
+//  - cpu_backend(): the CPU backend. A kernel entry with a vectorised host driver
+//                   (kernels/*/*_cpu.cpp) runs that; the others run their bodies as host loops now.
+//  - emulated(q):   an emulated device: always the kernel bodies, queued on its stream `q`.
+//  - device:        a launch on a CUDA stream of the current device.
+//  - host():        the kernel bodies as host loops now (tests and benchmarks of the bodies).
 struct Exec {
   bool device = false;
-  void* stream = nullptr;  // cudaStream_t when `device`
-  bool cpu = false;        // the CPU backend: host drivers (and libraries of the same arithmetic) allowed
+  void* stream = nullptr;     // cudaStream_t when `device`
+  bool cpu = false;           // the CPU backend: host drivers (and libraries of the same arithmetic) allowed
+  HostQueue* queue = nullptr; // an emulated device's stream
 
   static Exec host() { return Exec{}; }
-  static Exec cpu_backend() { return Exec{false, nullptr, true}; }
+  static Exec cpu_backend() { return Exec{false, nullptr, true, nullptr}; }
+  static Exec emulated(HostQueue* q) { return Exec{false, nullptr, false, q}; }
 };
 
 // Memory on the executing device for a kernel's intermediate planes, asked for only by the paths
@@ -41,10 +70,25 @@ class Scratch {
   ~Scratch() = default;
 };
 
-// Thrown by the kernel layer; lib/ adds the stage, the image and the device to the message.
+// Thrown by the kernel layer for arguments it cannot run with; lib/ adds the stage, the image
+// and the device to the message.
 struct KernelError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// A launch the device refused (or the emulated device's checks did): the device, not the image,
+// is at fault, and nothing more should run on it.
+struct LaunchError : KernelError {
+  using KernelError::KernelError;
+};
+
+// What a functor must be to travel to a GPU: copied byte for byte into the launch's parameters.
+template <class F>
+constexpr void check_functor() {
+  static_assert(std::is_trivially_copyable_v<F>, "a kernel functor is copied to the device byte for byte");
+  static_assert(sizeof(F) <= 1024, "a kernel functor travels in the launch parameters: keep it small");
+  static_assert(declares_fields<F>,
+                "declare the functor's members with AUG_FIELDS: the emulated device checks each pointer it carries");
+}
 
 #if defined(__CUDACC__)
 template <class F>
@@ -57,7 +101,7 @@ __global__ void kernel_2d(F f, int width, int height) {
 
 inline void check_launch(const char* what) {
   const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw KernelError(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw LaunchError(std::string(what) + ": launch failed: " + cudaGetErrorString(e));
 }
 
 template <class F>
@@ -71,9 +115,14 @@ __global__ void kernel_1d(F f, std::size_t count) {
 // f(i) for i in [0, count): items of a flat array (e.g. 16 bytes each).
 template <class F>
 void for_1d(const F& f, std::size_t count, const Exec& exec, const char* what) {
+  check_functor<F>();
   if (count == 0) return;
   if (!exec.device) {
-    for (std::size_t i = 0; i < count; ++i) f(i);
+    auto loops = [f, count] {
+      for (std::size_t i = 0; i < count; ++i) f(i);
+    };
+    if (exec.queue) exec.queue->launch({what, &typeid(F), fields_of<F>(), &f, sizeof(F), loops});
+    else loops();
     return;
   }
 #if defined(__CUDACC__)
@@ -89,10 +138,15 @@ void for_1d(const F& f, std::size_t count, const Exec& exec, const char* what) {
 
 template <class F>
 void for_2d(const F& f, int width, int height, const Exec& exec, const char* what) {
+  check_functor<F>();
   if (width <= 0 || height <= 0) return;
   if (!exec.device) {
-    for (int y = 0; y < height; ++y)
-      for (int x = 0; x < width; ++x) f(x, y);
+    auto loops = [f, width, height] {
+      for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) f(x, y);
+    };
+    if (exec.queue) exec.queue->launch({what, &typeid(F), fields_of<F>(), &f, sizeof(F), loops});
+    else loops();
     return;
   }
 #if defined(__CUDACC__)

@@ -45,6 +45,7 @@ AUG_HD double uniform01d(std::uint32_t a, std::uint32_t b) {
 // (pipeline seed, input's relative path); the counter words hold (index, purpose, stage, copy),
 // so a stage's draws never depend on another stage's, on the thread or on the input order.
 struct KeyedStream {
+  AUG_FIELDS(KeyedStream, key0, key1, stage, copy)
   std::uint32_t key0, key1;
   std::uint32_t stage, copy;
 

@@ -8,6 +8,7 @@ namespace {
 
 template <class T>
 struct TablePixel {
+  AUG_FIELDS(TablePixel, in, out, table, color_channels)
   View<const T> in;
   View<T> out;
   const T* table;

@@ -21,6 +21,7 @@ void apply_table(View<const T> in, View<T> out, const T* table, int color_channe
 
 template <class T, class F>
 struct PerValue {
+  AUG_FIELDS(PerValue, in, out, f, color_channels)
   View<const T> in;
   View<T> out;
   F f;

@@ -10,6 +10,7 @@ template <> struct Mid<float> { using type = float; };
 
 template <class T>
 struct HorizontalPass {
+  AUG_FIELDS(HorizontalPass, in, mid, h, row0)
   View<const T> in;
   View<typename Mid<T>::type> mid;  // out width x rows
   AxisTaps h;
@@ -40,6 +41,7 @@ struct HorizontalPass {
 
 template <class T>
 struct VerticalPass {
+  AUG_FIELDS(VerticalPass, mid, out, v, row0, shift)
   View<const typename Mid<T>::type> mid;
   View<T> out;
   AxisTaps v;

@@ -19,6 +19,7 @@
 namespace aug::k {
 
 struct AxisTaps {
+  AUG_FIELDS(AxisTaps, taps, index, iweight, fweight)
   int taps = 0;
   const std::int32_t* index = nullptr;   // [length * taps]
   const std::int32_t* iweight = nullptr; // integer images

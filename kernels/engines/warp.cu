@@ -58,6 +58,7 @@ AUG_HD const auto* bicubic_weights(const WarpArgs& a, int f) {
 
 template <class T>
 struct WarpBody {
+  AUG_FIELDS(WarpBody, in, out, a, cval)
   View<const T> in;
   View<T> out;
   WarpArgs a;

@@ -62,6 +62,7 @@ constexpr int kWarpCoefBits = 15;                  // 8-bit interpolation weight
 // Everything the kernel needs, passed by value. Pointers are device-resident tables (from
 // KernelContext::table) or null.
 struct WarpArgs {
+  AUG_FIELDS(WarpArgs, m, perspective, interp, border, block_width, fill, coords, itab, ftab)
   double m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // inverse map: output pixel -> input pixel, row-major
   std::int32_t perspective = 0;               // 0: affine (uses `coords`), 1: per-pixel double
   std::int32_t interp = kWarpBilinear;        // WarpInterpMode

@@ -8,6 +8,7 @@ namespace aug::k {
 
 template <class T>
 struct MovePixels {
+  AUG_FIELDS(MovePixels, in, out, x0, dx, y0, dy)
   View<const T> in;
   View<T> out;
   int x0, dx, y0, dy;

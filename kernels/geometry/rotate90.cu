@@ -9,6 +9,7 @@ namespace {
 
 template <class T>
 struct MapPixels {
+  AUG_FIELDS(MapPixels, in, out, m)
   View<const T> in;
   View<T> out;
   IntMap m;

@@ -10,6 +10,7 @@
 namespace aug::k {
 
 struct IntMap {
+  AUG_FIELDS(IntMap, ax, bx, cx, ay, by, cy)
   int ax = 1, bx = 0, cx = 0;
   int ay = 0, by = 1, cy = 0;
 };

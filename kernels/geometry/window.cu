@@ -8,6 +8,7 @@ namespace {
 
 template <class T>
 struct WindowPixels {
+  AUG_FIELDS(WindowPixels, in, out, ax, ay, border, fill)
   View<const T> in;
   View<T> out;
   WindowAxis ax, ay;

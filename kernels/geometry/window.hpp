@@ -14,6 +14,7 @@
 namespace aug::k {
 
 struct WindowAxis {
+  AUG_FIELDS(WindowAxis, origin, outer_before, mid_len, inner_before, len)
   int origin = 0;        // output position 0 sits here in the outer frame
   int outer_before = 0;  // padding added before the middle frame (left or top)
   int mid_len = 0;       // length of the middle frame (the input with its inner padding)
@@ -30,6 +31,7 @@ struct WindowAxis {
 // The fill of each channel (up to 4), already saturated to the sample type, passed by value.
 template <class T>
 struct WindowFill {
+  AUG_FIELDS(WindowFill, value)
   T value[4];
 };
 

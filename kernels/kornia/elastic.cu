@@ -5,6 +5,7 @@ namespace aug::k {
 namespace {
 
 struct Planes {  // noise x, noise y, then both after the x pass
+  AUG_FIELDS(Planes, nx, ny, sx, sy)
   float *nx, *ny, *sx, *sy;
   static Planes make(int w, int h, void* scratch) {
     auto* f = static_cast<float*>(scratch);
@@ -14,6 +15,7 @@ struct Planes {  // noise x, noise y, then both after the x pass
 };
 
 struct Noise {
+  AUG_FIELDS(Noise, a, p, width)
   ElasticArgs a;
   Planes p;
   int width;
@@ -24,6 +26,7 @@ struct Noise {
 };
 
 struct SmoothX {
+  AUG_FIELDS(SmoothX, a, p, width)
   ElasticArgs a;
   Planes p;
   int width;
@@ -44,6 +47,7 @@ struct SmoothX {
 
 template <class T>
 struct SmoothYAndSample {
+  AUG_FIELDS(SmoothYAndSample, in, out, a, p)
   View<const T> in;
   View<T> out;
   ElasticArgs a;

@@ -21,6 +21,7 @@ namespace aug::k {
 enum ElasticPadding : int { kPadZeros = 0, kPadBorder = 1, kPadReflection = 2 };
 
 struct ElasticArgs {
+  AUG_FIELDS(ElasticArgs, stream, kx, ky, kx_size, ky_size, alpha_x, alpha_y, nearest, padding)
   KeyedStream stream;
   const float* kx = nullptr;  // x smoothing taps
   const float* ky = nullptr;  // y smoothing taps

@@ -6,6 +6,7 @@ namespace {
 
 template <class T>
 struct IlluminationPixel {
+  AUG_FIELDS(IlluminationPixel, in, out, a)
   View<const T> in;
   View<T> out;
   IlluminationArgs a;

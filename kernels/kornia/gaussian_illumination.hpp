@@ -9,6 +9,7 @@
 namespace aug::k {
 
 struct IlluminationArgs {
+  AUG_FIELDS(IlluminationArgs, gx, gy, gmin, denom, signed_gain, color_channels)
   const float* gx = nullptr;  // width values
   const float* gy = nullptr;  // height values
   float gmin = 0, denom = 1;  // min of the pattern; max - min + 1e-6

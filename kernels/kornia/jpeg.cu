@@ -124,6 +124,7 @@ AUG_HD void roundtrip_block(const std::uint8_t* src, std::uint8_t* dst, int pitc
 
 // Plane geometry: luma padded to multiples of 8; chroma 4:2:0 planes of 8 ceil(W/16) x 8 ceil(H/16).
 struct LibjpegPlanes {
+  AUG_FIELDS(LibjpegPlanes, w8, h8, wc, hc, cw, ch, y, cb, cr, yd, cbd, crd)
   int w, h, w8, h8, wc, hc, cw, ch;  // image; luma plane; chroma plane; real chroma size
   std::uint8_t *y, *cb, *cr, *yd, *cbd, *crd;
 
@@ -149,6 +150,7 @@ AUG_HD int rgb_cr(int r, int g, int b) { return (32768 * r - 27439 * g - 5329 * 
 
 template <class T>
 struct LumaPlane {  // the luma plane, edges replicated to multiples of 8
+  AUG_FIELDS(LumaPlane, in, p)
   View<const T> in;
   LibjpegPlanes p;
   AUG_HD void operator()(int x, int y) const {
@@ -160,6 +162,7 @@ struct LumaPlane {  // the luma plane, edges replicated to multiples of 8
 
 template <class T>
 struct ChromaPlanes {  // 2x2 sums with the alternating bias 1, 2; edges replicated (jcsample.c)
+  AUG_FIELDS(ChromaPlanes, in, p)
   View<const T> in;
   LibjpegPlanes p;
   AUG_HD void operator()(int j, int r) const {
@@ -181,6 +184,7 @@ struct ChromaPlanes {  // 2x2 sums with the alternating bias 1, 2; edges replica
 };
 
 struct Blocks {  // every 8x8 block of the luma plane, then of Cb, then of Cr
+  AUG_FIELDS(Blocks, p, q, color)
   LibjpegPlanes p;
   const JpegQuant* q;
   bool color;
@@ -218,6 +222,7 @@ AUG_HD int clamp255(int v) { return v < 0 ? 0 : (v > 255 ? 255 : v); }
 
 template <class T>
 struct Decode {  // upsample, YCbCr -> RGB (jdcolor.c), crop; alpha carried
+  AUG_FIELDS(Decode, in, out, p)
   View<const T> in;
   View<T> out;
   LibjpegPlanes p;
@@ -241,6 +246,7 @@ struct Decode {  // upsample, YCbCr -> RGB (jdcolor.c), crop; alpha carried
 
 template <class T>
 struct KorniaYcc {  // padded (edges replicated) RGB -> YCbCr on [0, 255]
+  AUG_FIELDS(KorniaYcc, in, p)
   View<const T> in;
   KorniaPlanes p;
   AUG_HD void operator()(int x, int y) const {
@@ -251,6 +257,7 @@ struct KorniaYcc {  // padded (edges replicated) RGB -> YCbCr on [0, 255]
 };
 
 struct ChromaBlurX {  // 3-tap Gaussian along x, reflect border
+  AUG_FIELDS(ChromaBlurX, p, t)
   KorniaPlanes p;
   const KorniaJpegTables* t;
   AUG_HD void operator()(int x, int y) const {
@@ -262,6 +269,7 @@ struct ChromaBlurX {  // 3-tap Gaussian along x, reflect border
 };
 
 struct ChromaHalve {  // the blur along y at the 2x2 block, then bilinear x0.5 = the block's mean
+  AUG_FIELDS(ChromaHalve, p, t)
   KorniaPlanes p;
   const KorniaJpegTables* t;
   AUG_HD float blurred(const float* plane, int y, int x) const {
@@ -309,6 +317,7 @@ AUG_HD void kornia_block(float* f, int pitch, const float* q, const KorniaJpegTa
 }
 
 struct KorniaBlocks {
+  AUG_FIELDS(KorniaBlocks, p, t)
   KorniaPlanes p;
   const KorniaJpegTables* t;
   AUG_HD void operator()(std::size_t i) const {
@@ -328,6 +337,7 @@ struct KorniaBlocks {
 
 template <class T>
 struct KorniaDecode {  // chroma x2, YCbCr -> RGB on [0, 1], clamp, crop; alpha carried
+  AUG_FIELDS(KorniaDecode, in, out, p)
   View<const T> in;
   View<T> out;
   KorniaPlanes p;

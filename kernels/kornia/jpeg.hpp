@@ -55,6 +55,7 @@ struct KorniaJpegTables {
 // The kornia mode's binary32 planes in its scratch: the image padded (edges replicated) to
 // multiples of 16 as Y, Cb, Cr on [0, 255]; the chroma after the blur along x; the chroma halved.
 struct KorniaPlanes {
+  AUG_FIELDS(KorniaPlanes, w, h, wp, hp, y, cb, cr, tmp_cb, tmp_cr, cbs, crs)
   int w, h, wp, hp;
   float *y, *cb, *cr, *tmp_cb, *tmp_cr, *cbs, *crs;
 

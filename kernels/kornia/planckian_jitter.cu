@@ -6,6 +6,7 @@ namespace {
 
 template <class T>
 struct PlanckianPixel {
+  AUG_FIELDS(PlanckianPixel, in, out, r_w, b_w)
   View<const T> in;
   View<T> out;
   float r_w, b_w;

@@ -2,8 +2,6 @@
 
 #include <vector>
 
-#include <opencv2/core/utility.hpp>
-
 #include "lib/core/error.hpp"
 
 namespace aug {
@@ -47,7 +45,6 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(int workers) {
-  cv::setNumThreads(0);  // parallelism is across images; OpenCV calls stay on their thread
   return std::make_unique<CpuBackend>(workers);
 }
 void rethrow_stage_error(const Step& step, const std::string& device) {

@@ -2,7 +2,9 @@
 // without a driver still runs augment and gets a clear "no driver" from the inventory).
 #include <cuda_runtime_api.h>
 
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "lib/core/error.hpp"
 #include "lib/gpu/device_api.hpp"
@@ -19,6 +21,23 @@ namespace {
 
 void check(cudaError_t e, const char* call) {
   if (e != cudaSuccess) fail(call, e);
+}
+
+// A call whose failure changes nothing for augment (freeing, destroying): its error is cleared
+// so that it is not reported later by an unrelated launch check.
+void ignore(cudaError_t e) {
+  if (e != cudaSuccess) cudaGetLastError();
+}
+
+// cudaErrorMemoryAllocation is an out-of-memory condition the caller can name an image for; any
+// other failure is the device's.
+void* checked_alloc(cudaError_t e, void* p, std::size_t bytes, const char* call, const char* what) {
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    throw OutOfMemory(std::string("out of ") + what + " (" + std::to_string(bytes >> 20) + " MiB more needed)");
+  }
+  check(e, call);
+  return p;
 }
 
 class CudaApi final : public DeviceApi {
@@ -57,8 +76,15 @@ class CudaApi final : public DeviceApi {
 
   void set_device(int device) override {
     check(cudaSetDevice(device), "cudaSetDevice");
-    // Waiting threads sleep instead of spinning; a failure to change it only costs CPU time.
-    if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) cudaGetLastError();
+    // Waiting threads sleep instead of spinning (one core per waiting worker otherwise). The flag
+    // belongs to the device's context, so it is set once per device, whatever its index; a
+    // failure to set it only costs CPU time.
+    std::lock_guard lock(flags_m_);
+    if (flags_set_.size() <= static_cast<std::size_t>(device)) flags_set_.resize(static_cast<std::size_t>(device) + 1);
+    if (!flags_set_[static_cast<std::size_t>(device)]) {
+      ignore(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
+      flags_set_[static_cast<std::size_t>(device)] = true;
+    }
   }
   int current_device() override {
     int d = 0;
@@ -68,27 +94,20 @@ class CudaApi final : public DeviceApi {
 
   void* device_alloc(std::size_t bytes) override {
     void* p = nullptr;
-    const cudaError_t e = cudaMalloc(&p, bytes);
-    if (e == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      throw OutOfMemory("out of device memory (" + std::to_string(bytes >> 20) + " MiB more needed)");
-    }
-    check(e, "cudaMalloc");
-    return p;
+    return checked_alloc(cudaMalloc(&p, bytes), p, bytes, "cudaMalloc", "device memory");
   }
-  void device_free(void* p) override { cudaFree(p); }
+  void device_free(void* p) override { ignore(cudaFree(p)); }
   void* pinned_alloc(std::size_t bytes) override {
     void* p = nullptr;
-    check(cudaMallocHost(&p, bytes), "cudaMallocHost");
-    return p;
+    return checked_alloc(cudaMallocHost(&p, bytes), p, bytes, "cudaMallocHost", "pinned host memory");
   }
-  void pinned_free(void* p) override { cudaFreeHost(p); }
+  void pinned_free(void* p) override { ignore(cudaFreeHost(p)); }
   Stream stream_create() override {
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     return s;
   }
-  void stream_destroy(Stream s) override { cudaStreamDestroy(static_cast<cudaStream_t>(s)); }
+  void stream_destroy(Stream s) override { ignore(cudaStreamDestroy(static_cast<cudaStream_t>(s))); }
   void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream s) override {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(s)), "cudaMemcpyAsync");
   }
@@ -104,7 +123,7 @@ class CudaApi final : public DeviceApi {
     check(cudaEventCreate(&e), "cudaEventCreate");
     return e;
   }
-  void event_destroy(void* e) override { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
+  void event_destroy(void* e) override { ignore(cudaEventDestroy(static_cast<cudaEvent_t>(e))); }
   void event_record(void* e, Stream s) override {
     check(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)), "cudaEventRecord");
   }
@@ -114,6 +133,9 @@ class CudaApi final : public DeviceApi {
     return ms;
   }
 
+ private:
+  std::mutex flags_m_;
+  std::vector<bool> flags_set_;
 };
 
 }  // namespace

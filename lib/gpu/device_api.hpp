@@ -1,7 +1,8 @@
 // Every call augment makes to a GPU runtime, behind one thin interface. The CUDA runtime
-// implements it on real devices; the host implementation emulates devices with host memory and
-// runs kernel bodies as host loops ("cuda-emulated"), so the whole GPU backend runs, and is
-// tested, on machines without a GPU. Tests can wrap either to record the calls.
+// implements it on real devices; the host implementation emulates devices ("cuda-emulated:N":
+// their own mapped memory, deferred streams, checked launches; see emulated_api.cpp) and runs
+// kernel bodies as host loops, so the whole GPU backend runs, and is tested, on machines without
+// a GPU. Tests can wrap either to record the calls.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/core/launch.hpp"
 #include "lib/gpu/gpu.hpp"
 
 namespace aug::gpu {
@@ -48,6 +50,11 @@ class DeviceApi {
   virtual void copy_to_host(void* pinned_dst, const void* src, std::size_t bytes, Stream s) = 0;    // async
   virtual void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream s) = 0;         // async
   virtual void stream_sync(Stream s) = 0;  // waits for this stream only; throws on a device error
+  // An emulated device's stream, where kernels are queued (nullptr on a real device).
+  virtual k::HostQueue* host_queue(Stream) { return nullptr; }
+  // The contents of [p, p + bytes) of a live allocation are no longer needed (its stream is
+  // idle): an emulated device poisons them, so a later read of stale data shows.
+  virtual void invalidate(void* /*p*/, std::size_t /*bytes*/) {}
 
   // Timing: events recorded on a stream, and the milliseconds between two that have completed.
   virtual void* event_create() = 0;
@@ -58,8 +65,12 @@ class DeviceApi {
 
 // The CUDA runtime (a process-wide instance), or nullptr when built without CUDA.
 DeviceApi* cuda_runtime_api();
-// `devices` emulated devices with host memory, each with the given name.
+// `devices` emulated devices, named `name`:0, `name`:1...
 std::unique_ptr<DeviceApi> make_emulated_api(int devices = 1, const std::string& name = "cuda-emulated");
+// The process's emulated devices: AUGMENT_EMULATED_GPUS of them (default 1; UsageError when the
+// variable is not a number from 1 to 16).
+int emulated_device_count();
+DeviceApi& emulated_api();
 
 }  // namespace aug::gpu
 namespace aug {

@@ -1,24 +1,171 @@
-// Devices emulated with host memory: copies are memcpy, streams are tokens, kernels run as host
-// loops (the backend sees emulated() and passes a host Exec). Used for --device cuda-emulated,
-// for verify-devices without a GPU, and by the tests of the GPU backend.
+// Devices emulated on the host, as strict as a GPU ("cuda-emulated:N"). What CI runs the GPU
+// backend on, so it must catch what a GPU would punish:
+//  - Distinct memory. Each emulated device has its own mapped regions for device and for pinned
+//    allocations. An allocation is poisoned (every byte 0xFF) when made and when the backend
+//    invalidates it, ends at a guard page, and is made inaccessible when freed (its addresses are
+//    never reused), so uninitialised reads give wrong pixels and a use after free faults.
+//  - Checked launches. Every pointer member of a kernel functor (declared with AUG_FIELDS, down
+//    to nested records) is checked: one that points into host memory (heap, stack, a static
+//    table), into pinned staging, into another emulated device or into freed memory fails the
+//    launch, naming the kernel and the member.
+//  - Deferred streams. Copies and launches are queued and run, in order, only when the stream is
+//    synchronised; a download's destination holds poison until then. A host read before the
+//    sync, or a staging buffer refilled before its copy ran, gives wrong pixels.
+//  - Copies only between the stream's device memory and pinned memory, in the direction named.
+//  - AUGMENT_EMULATED_FAULT=N makes the Nth launch (counted over the process) fault on the device,
+//    reported at the next synchronisation as a real fault would be: for testing the fault paths.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <new>
+#include <cxxabi.h>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <vector>
 
+#include "lib/core/error.hpp"
 #include "lib/gpu/device_api.hpp"
 
 namespace aug::gpu {
 
 namespace {
 
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kRegionBytes = std::size_t{64} << 30;  // address space per region, reserved, not committed
+constexpr unsigned char kPoison = 0xFF;                       // 255 in u8/u16, NaN in f32
+
 thread_local int t_current = -1;
 using Clock = std::chrono::steady_clock;
 
+enum class Memory { Device, Pinned };
+
+std::string size_text(std::size_t bytes) {
+  return bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+std::string demangle(const std::type_info& t) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> s(abi::__cxa_demangle(t.name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && s ? s.get() : t.name();
+}
+
+// The name of the member of a functor at byte `offset`, down to the innermost declared field.
+std::string member_at(k::FieldList (*fields)(), std::size_t offset) {
+  if (fields) {
+    const k::FieldList list = fields();
+    for (const k::Field& f : list.fields) {
+      if (!f.name) break;
+      if (offset < f.offset || offset >= f.offset + f.size) continue;
+      if (f.nested) {
+        const std::string inner = member_at(f.nested, offset - f.offset);
+        if (inner.rfind("the member at", 0) != 0) return std::string(f.name) + "." + inner;
+      }
+      return f.size > sizeof(void*) ? std::string(f.name) + " (its byte " + std::to_string(offset - f.offset) + ")"
+                                    : std::string(f.name);
+    }
+  }
+  return "the member at byte " + std::to_string(offset);
+}
+
+// The offsets of a functor's pointer members, down to the innermost declared fields.
+void add_pointer_words(k::FieldList (*fields)(), std::size_t base, std::vector<std::size_t>& out) {
+  if (!fields) return;
+  const k::FieldList list = fields();
+  for (const k::Field& f : list.fields) {
+    if (!f.name) break;
+    if (f.pointer) out.push_back(base + f.offset);
+    else if (f.nested) add_pointer_words(f.nested, base + f.offset, out);
+  }
+}
+std::vector<std::size_t> pointer_words(k::FieldList (*fields)()) {
+  std::vector<std::size_t> out;
+  add_pointer_words(fields, 0, out);
+  return out;
+}
+
+std::string member_name(k::FieldList (*fields)(), std::size_t offset) {
+  const std::string m = member_at(fields, offset);
+  return m.rfind("the member at", 0) == 0 ? m : "member " + m;
+}
+
+// The host's own mappings (heap, stacks, the executable's and libraries' data), read from
+// /proc/self/maps, to tell a host pointer from an integer that only looks like an address.
+struct HostMapping {
+  std::uintptr_t begin, end;
+  std::string name;
+};
+std::vector<HostMapping> host_mappings() {
+  std::vector<HostMapping> maps;
+  std::ifstream in("/proc/self/maps");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, dev, inode, name;
+    fields >> range >> perms >> offset >> dev >> inode;
+    std::getline(fields >> std::ws, name);
+    const std::size_t dash = range.find('-');
+    if (dash == std::string::npos || perms.empty() || perms[0] != 'r') continue;  // unreadable: not data
+    maps.push_back({std::stoull(range.substr(0, dash), nullptr, 16), std::stoull(range.substr(dash + 1), nullptr, 16),
+                    name.empty() ? "an anonymous mapping (heap or a thread's stack)" : name});
+  }
+  return maps;
+}
+
+class EmulatedApi;
+
+struct Event {
+  Clock::time_point at{};
+  bool complete = false;
+};
+
+// An emulated stream: the work queued on it since its last synchronisation.
+class EmulatedStream final : public k::HostQueue {
+ public:
+  EmulatedStream(EmulatedApi& api, int device) : api_(api), device_(device) {}
+  void launch(k::HostLaunch&& l) override;
+
+  int device() const { return device_; }
+  void enqueue(std::string what, std::function<void()> work) { pending_.push_back({std::move(what), std::move(work)}); }
+  // Runs what is queued, in order. A failure stops the stream like a device fault.
+  void drain(const std::string& device_name) {
+    std::vector<Work> work;
+    work.swap(pending_);
+    for (Work& w : work) {
+      try {
+        w.run();
+      } catch (const std::exception& e) {
+        throw DeviceError(device_name + ": " + w.what + " failed on the device: " + e.what());
+      }
+    }
+  }
+
+ private:
+  struct Work {
+    std::string what;
+    std::function<void()> run;
+  };
+  EmulatedApi& api_;
+  int device_;
+  std::vector<Work> pending_;
+};
+
 class EmulatedApi final : public DeviceApi {
  public:
-  EmulatedApi(int devices, std::string name) : devices_(devices), name_(std::move(name)) {}
+  EmulatedApi(int devices, std::string name) : devices_(devices), name_(std::move(name)), regions_(2 * devices) {
+    if (const char* v = std::getenv("AUGMENT_EMULATED_FAULT")) fault_at_ = std::strtoll(v, nullptr, 10);
+  }
+  ~EmulatedApi() override {
+    for (const Region& r : regions_)
+      if (r.base) munmap(r.base, kRegionBytes);
+  }
 
   bool emulated() const override { return true; }
   int driver_version() override { return 0; }
@@ -26,44 +173,279 @@ class EmulatedApi final : public DeviceApi {
   int device_count(std::string&) override { return devices_; }
   DeviceInfo properties(int device) override { return DeviceInfo{device, name_, 0, 0, 0}; }
 
-  void set_device(int device) override { t_current = device; }
+  void set_device(int device) override {
+    if (device < 0 || device >= devices_)
+      throw DeviceError(device_name(device) + " does not exist: " + std::to_string(devices_) + " emulated device" +
+                        (devices_ == 1 ? "" : "s") + " (set AUGMENT_EMULATED_GPUS for more)");
+    t_current = device;
+  }
   int current_device() override { return t_current < 0 ? 0 : t_current; }
 
-  void* device_alloc(std::size_t bytes) override { return allocate(bytes); }
-  void device_free(void* p) override { std::free(p); }
-  void* pinned_alloc(std::size_t bytes) override { return allocate(bytes); }
-  void pinned_free(void* p) override { std::free(p); }
-  Stream stream_create() override { return reinterpret_cast<Stream>(++streams_); }
-  void stream_destroy(Stream) override {}
-  void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream) override { std::memcpy(dst, src, bytes); }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream) override { std::memcpy(dst, src, bytes); }
-  void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream) override { std::memcpy(dst, src, bytes); }
-  void stream_sync(Stream) override {}
-  void* event_create() override { return new Clock::time_point(); }
-  void event_destroy(void* e) override { delete static_cast<Clock::time_point*>(e); }
-  void event_record(void* e, Stream) override { *static_cast<Clock::time_point*>(e) = Clock::now(); }
+  void* device_alloc(std::size_t bytes) override { return allocate(bytes, Memory::Device); }
+  void device_free(void* p) override { release(p, Memory::Device); }
+  void* pinned_alloc(std::size_t bytes) override { return allocate(bytes, Memory::Pinned); }
+  void pinned_free(void* p) override { release(p, Memory::Pinned); }
+
+  Stream stream_create() override { return new EmulatedStream(*this, current_device()); }
+  void stream_destroy(Stream s) override {
+    auto* stream = as_stream(s, "stream_destroy");
+    stream->drain(device_name(stream->device()));  // as on a GPU, queued work still completes
+    delete stream;
+  }
+  k::HostQueue* host_queue(Stream s) override { return as_stream(s, "a launch"); }
+
+  void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    EmulatedStream* stream = checked_copy("copy_to_device", dst, Memory::Device, src, Memory::Pinned, bytes, s);
+    stream->enqueue("copy_to_device", [dst, src, bytes] { std::memcpy(dst, src, bytes); });
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    EmulatedStream* stream = checked_copy("copy_to_host", dst, Memory::Pinned, src, Memory::Device, bytes, s);
+    std::memset(dst, kPoison, bytes);  // undefined until the stream is synchronised
+    stream->enqueue("copy_to_host", [dst, src, bytes] { std::memcpy(dst, src, bytes); });
+  }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    EmulatedStream* stream = checked_copy("copy_on_device", dst, Memory::Device, src, Memory::Device, bytes, s);
+    stream->enqueue("copy_on_device", [dst, src, bytes] { std::memmove(dst, src, bytes); });
+  }
+  void stream_sync(Stream s) override {
+    auto* stream = as_stream(s, "stream_sync");
+    stream->drain(device_name(stream->device()));
+  }
+  void invalidate(void* p, std::size_t bytes) override {
+    if (!p || !bytes) return;
+    std::lock_guard lock(m_);
+    const Found f = find(p);
+    if (f.state != Found::Live || static_cast<char*>(p) + bytes > f.base + f.alloc->size)
+      throw DeviceError("invalidate: [" + address(p) + ", +" + std::to_string(bytes) + ") is not inside one live allocation");
+    std::memset(p, kPoison, bytes);
+  }
+
+  void* event_create() override { return new Event; }
+  void event_destroy(void* e) override { delete static_cast<Event*>(e); }
+  void event_record(void* e, Stream s) override {
+    auto* event = static_cast<Event*>(e);
+    event->complete = false;
+    as_stream(s, "event_record")->enqueue("event_record", [event] {
+      event->at = Clock::now();
+      event->complete = true;
+    });
+  }
   double event_elapsed_ms(void* a, void* b) override {
-    return std::chrono::duration<double, std::milli>(*static_cast<Clock::time_point*>(b) -
-                                                     *static_cast<Clock::time_point*>(a))
-        .count();
+    const auto *start = static_cast<Event*>(a), *end = static_cast<Event*>(b);
+    if (!start->complete || !end->complete)
+      throw DeviceError("event_elapsed_ms: an event has not completed (synchronise its stream first)");
+    return std::chrono::duration<double, std::milli>(end->at - start->at).count();
+  }
+
+  // True for the launch that AUGMENT_EMULATED_FAULT names.
+  bool faults() { return fault_at_ > 0 && ++launches_ == fault_at_; }
+
+  // Checks a launch on `stream` before it is queued: the functor may point only into live
+  // device memory of the stream's device, which must be the current one.
+  void check_launch(const EmulatedStream& stream, const k::HostLaunch& l) {
+    const std::string kernel = "kernel \"" + std::string(l.what) + "\" (" + demangle(*l.type) + ")";
+    if (stream.device() != current_device())
+      throw k::LaunchError(kernel + " launched on a stream of " + device_name(stream.device()) + " while " +
+                           device_name(current_device()) + " is current");
+    std::vector<HostMapping> maps;
+    bool maps_read = false;
+    for (const std::size_t at : pointer_words(l.fields)) {
+      std::uintptr_t word;
+      std::memcpy(&word, static_cast<const char*>(l.args) + at, sizeof word);
+      if (word == 0) continue;  // null
+      const std::string problem = classify(word, stream.device(), maps, maps_read);
+      if (!problem.empty())
+        throw k::LaunchError(kernel + " on " + device_name(stream.device()) + ": " + member_name(l.fields, at) +
+                             " points into " + problem +
+                             "; a kernel may only read the launching device's memory (upload tables with the "
+                             "context's table(), take intermediates from scratch())");
+    }
   }
 
  private:
-  static void* allocate(std::size_t bytes) {
-    void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-    if (!p) throw OutOfMemory("out of host memory");
+  struct Allocation {
+    std::size_t size;         // as asked for
+    char* pages;              // its pages: [pages, pages + mapped), then one guard page
+    std::size_t mapped;
+    int device;
+    Memory memory;
+  };
+  struct Region {
+    char* base = nullptr;
+    std::size_t next = 0;  // bytes handed out (never reused)
+  };
+  struct Found {
+    enum State { Outside, Live, Freed } state = Outside;
+    int device = 0;
+    Memory memory = Memory::Device;
+    char* base = nullptr;
+    const Allocation* alloc = nullptr;
+  };
+
+  std::string device_name(int device) const { return name_ + ":" + std::to_string(device); }
+  static std::string address(const void* p) {
+    std::ostringstream s;
+    s << p;
+    return s.str();
+  }
+  static const char* kind(Memory m) { return m == Memory::Device ? "device memory" : "pinned host memory"; }
+
+  EmulatedStream* as_stream(Stream s, const char* call) {
+    if (!s) throw DeviceError(std::string(call) + ": the default stream is not used by augment; pass a stream");
+    return static_cast<EmulatedStream*>(s);
+  }
+
+  Region& region(int device, Memory m) { return regions_[static_cast<std::size_t>(2 * device + (m == Memory::Pinned))]; }
+
+  void* allocate(std::size_t bytes, Memory m) {
+    const int device = current_device();
+    if (device >= devices_) throw DeviceError(device_name(device) + " does not exist");
+    const std::size_t size = (std::max<std::size_t>(bytes, 1) + 255) / 256 * 256;
+    const std::size_t mapped = (size + kPage - 1) / kPage * kPage;
+    std::lock_guard lock(m_);
+    Region& r = region(device, m);
+    if (!r.base) {
+      void* base = mmap(nullptr, kRegionBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED) throw OutOfMemory("cannot reserve the emulated device's address space");
+      r.base = static_cast<char*>(base);
+    }
+    if (r.next + mapped + kPage > kRegionBytes)
+      throw OutOfMemory("out of " + std::string(kind(m)) + " on " + device_name(device) + " (" +
+                        size_text(bytes) + " more needed; the emulated device's address space is used up)");
+    char* pages = r.base + r.next;
+    r.next += mapped + kPage;  // the guard page after it stays inaccessible
+    if (mprotect(pages, mapped, PROT_READ | PROT_WRITE) != 0)
+      throw OutOfMemory("out of host memory for " + std::string(kind(m)) + " on " + device_name(device) + " (" +
+                        size_text(bytes) + ")");
+    // The allocation ends where the guard page starts, so running past it faults.
+    char* p = pages + mapped - size;
+    std::memset(p, kPoison, size);
+    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, pages, mapped, device, m};
     return p;
+  }
+
+  void release(void* p, Memory m) {
+    if (!p) return;
+    std::lock_guard lock(m_);
+    const auto it = live_.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == live_.end() || it->second.memory != m)
+      throw DeviceError(std::string(m == Memory::Device ? "device_free" : "pinned_free") + "(" + address(p) +
+                        "): not a live " + kind(m) + " allocation (freed twice, or never allocated)");
+    // Inaccessible from now on, and its pages returned: a use after free faults.
+    madvise(it->second.pages, it->second.mapped, MADV_DONTNEED);
+    mprotect(it->second.pages, it->second.mapped, PROT_NONE);
+    live_.erase(it);
+  }
+
+  // Where `p` points among the emulated devices' memory (call with m_ held).
+  Found find(const void* p) const {
+    Found f;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    for (std::size_t i = 0; i < regions_.size(); ++i) {
+      const auto base = reinterpret_cast<std::uintptr_t>(regions_[i].base);
+      if (!base || a < base || a >= base + kRegionBytes) continue;
+      f.state = Found::Freed;
+      f.device = static_cast<int>(i / 2);
+      f.memory = i % 2 ? Memory::Pinned : Memory::Device;
+      auto it = live_.upper_bound(a);
+      if (it != live_.begin()) {
+        --it;
+        // one past the end still belongs to the allocation (an end pointer)
+        if (a <= it->first + it->second.size) {
+          f.state = Found::Live;
+          f.base = reinterpret_cast<char*>(it->first);
+          f.alloc = &it->second;
+        }
+      }
+      return f;
+    }
+    return f;
+  }
+
+  // Why a functor word must not travel to `device`, or "" when it may (or is not a pointer).
+  std::string classify(std::uintptr_t word, int device, std::vector<HostMapping>& maps, bool& maps_read) {
+    {
+      std::lock_guard lock(m_);
+      const Found f = find(reinterpret_cast<const void*>(word));
+      if (f.state == Found::Live && f.device == device && f.alloc->memory == Memory::Device) return "";
+      if (f.state == Found::Live)
+        return f.device == device ? "pinned host memory (a staging buffer), not device memory"
+                                  : std::string(kind(f.alloc->memory)) + " of " + device_name(f.device);
+      if (f.state == Found::Freed)
+        return "freed (or never allocated) " + std::string(kind(f.memory)) + " of " + device_name(f.device);
+    }
+    if (word < kPage || word >= (std::uintptr_t{1} << 47)) return "an invalid address";
+    if (!maps_read) {
+      maps = host_mappings();
+      maps_read = true;
+    }
+    for (const HostMapping& m : maps)
+      if (word >= m.begin && word < m.end) return "host memory (" + m.name + ")";
+    return "memory that is not mapped (a dangling or uninitialised pointer)";
+  }
+
+  EmulatedStream* checked_copy(const char* call, void* dst, Memory dst_kind, const void* src, Memory src_kind,
+                               std::size_t bytes, Stream s) {
+    EmulatedStream* stream = as_stream(s, call);
+    const int device = stream->device();
+    std::lock_guard lock(m_);
+    auto check = [&](const void* p, Memory want, const char* role) {
+      const Found f = find(p);
+      std::string problem;
+      if (f.state != Found::Live) problem = f.state == Found::Freed ? "freed memory" : "memory augment did not allocate on a device (plain host memory)";
+      else if (f.alloc->memory != want) problem = kind(f.alloc->memory);
+      else if (f.device != device) problem = std::string(kind(want)) + " of " + device_name(f.device);
+      else if (static_cast<const char*>(p) + bytes > f.base + f.alloc->size)
+        problem = "an allocation of " + std::to_string(f.alloc->size) + " bytes, " + std::to_string(bytes) +
+                  " bytes from byte " + std::to_string(static_cast<const char*>(p) - f.base) + " run past its end";
+      if (!problem.empty())
+        throw DeviceError(device_name(device) + ": " + call + ": the " + role + " must be " + kind(want) + " of " +
+                          device_name(device) + ", not " + problem);
+    };
+    if (bytes == 0) return stream;
+    check(dst, dst_kind, "destination");
+    check(src, src_kind, "source");
+    return stream;
   }
 
   int devices_;
   std::string name_;
-  std::atomic<std::uintptr_t> streams_{0};
+  std::mutex m_;
+  std::vector<Region> regions_;               // device and pinned, per device
+  std::map<std::uintptr_t, Allocation> live_;  // by address
+  long long fault_at_ = 0;
+  std::atomic<long long> launches_{0};
 };
+
+void EmulatedStream::launch(k::HostLaunch&& l) {
+  api_.check_launch(*this, l);
+  if (api_.faults())
+    l.run = [] { throw std::runtime_error("an illegal memory access was encountered (AUGMENT_EMULATED_FAULT)"); };
+  enqueue(std::string("kernel \"") + l.what + "\"", std::move(l.run));
+}
 
 }  // namespace
 
 std::unique_ptr<DeviceApi> make_emulated_api(int devices, const std::string& name) {
   return std::make_unique<EmulatedApi>(devices, name);
+}
+
+int emulated_device_count() {
+  static const int n = [] {
+    const char* v = std::getenv("AUGMENT_EMULATED_GPUS");
+    if (!v || !*v) return 1;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end || n < 1 || n > 16)
+      throw UsageError(std::string("AUGMENT_EMULATED_GPUS=") + v + ": expected a number of emulated GPUs from 1 to 16");
+    return static_cast<int>(n);
+  }();
+  return n;
+}
+
+DeviceApi& emulated_api() {
+  static const std::unique_ptr<DeviceApi> api = make_emulated_api(emulated_device_count(), "cuda-emulated");
+  return *api;
 }
 
 }  // namespace aug::gpu

@@ -36,8 +36,9 @@ std::string cuda_version(int v);
 // The backend on device `index`. Throws DeviceError listing the devices that exist.
 std::unique_ptr<Backend> open_backend(int index, int workers);
 
-// The same backend over an emulated device ("cuda-emulated"): host memory, kernel bodies run as
-// host loops. It needs no GPU and no CUDA build.
-std::unique_ptr<Backend> open_emulated_backend(int workers);
+// The same backend over emulated device `index` ("cuda-emulated:N", N < AUGMENT_EMULATED_GPUS):
+// its own mapped memory, deferred streams, checked launches, kernel bodies run as host loops. It
+// needs no GPU and no CUDA build. Throws DeviceError for a device that does not exist.
+std::unique_ptr<Backend> open_emulated_backend(int index, int workers);
 
 }  // namespace aug::gpu

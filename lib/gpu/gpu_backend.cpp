@@ -1,11 +1,15 @@
 // The GPU backend, written once against DeviceApi: real CUDA devices and emulated ones run the
 // same code. One context per device index; everything it creates (streams, pinned staging,
 // device buffers, per-image tables) is created with that device current and never leaves it.
+// A few slots (stream + buffers) per device are borrowed by the workers one image at a time.
 #include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
 
+#include "kernels/core/probe.hpp"
 #include "lib/core/error.hpp"
 #include "lib/exec/backend.hpp"
 #include "lib/gpu/device_api.hpp"
@@ -78,15 +82,28 @@ class Arena {
     return p;
   }
 
-  void reset() {
-    if (chunks_.size() > 1) {
-      std::size_t total = 0;
-      for (const auto& c : chunks_) total += c.size();
-      chunks_.clear();
-      chunks_.emplace_back(api_, pinned_);
-      chunks_.back().reserve(std::max(total, used_));
+  // Everything taken is free again (and, on an emulated device, poisoned). Never throws: when
+  // the merged chunk cannot be had, the next take() allocates what it needs.
+  void reset() noexcept {
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < chunks_.size(); ++i) {
+      total += chunks_[i].size();
+      const std::size_t used = i < current_ ? chunks_[i].size() : i == current_ ? offset_ : 0;
+      try {
+        if (used) api_.invalidate(chunks_[i].data(), used);
+      } catch (...) {
+      }
     }
+    const std::size_t need = std::max(total, used_);
     current_ = offset_ = used_ = 0;
+    if (chunks_.size() <= 1) return;
+    chunks_.clear();
+    try {
+      Buffer merged(api_, pinned_);
+      merged.reserve(need);
+      chunks_.push_back(std::move(merged));
+    } catch (...) {
+    }
   }
 
  private:
@@ -96,8 +113,8 @@ class Arena {
   std::size_t current_ = 0, offset_ = 0, used_ = 0;
 };
 
-// One worker's share of the device: a stream and its buffers, created and destroyed with the
-// device current.
+// A share of the device that one image at a time borrows: a stream and its buffers, created and
+// destroyed with the device current.
 struct Slot {
   explicit Slot(DeviceApi& api)
       : api(api),
@@ -115,11 +132,22 @@ struct Slot {
   ~Slot() {
     try {
       api.stream_sync(stream);
+    } catch (...) {  // a faulted device: its error has been reported where it happened
+    }
+    try {
       api.event_destroy(start);
       api.event_destroy(end);
       api.stream_destroy(stream);
-    } catch (...) {  // a faulted device: its error has been reported where it happened
+    } catch (...) {
     }
+  }
+
+  // After an image (its stream idle): what it left in the buffers is stale.
+  void invalidate() noexcept {
+    for (Buffer* buf : {&a, &b, &pinned_in, &pinned_out}) try {
+        if (buf->data()) api.invalidate(buf->data(), buf->size());
+      } catch (...) {
+      }
   }
 
   DeviceApi& api;
@@ -136,7 +164,11 @@ class SlotKernelContext final : public KernelContext {
  public:
   SlotKernelContext(DeviceApi& api, Slot& slot) : api_(api), slot_(slot) {}
 
-  k::Exec exec() const override { return k::Exec{!api_.emulated(), slot_.stream}; }
+  k::Exec exec() const override {
+    if (k::HostQueue* queue = api_.host_queue(slot_.stream)) return k::Exec::emulated(queue);
+    if (api_.emulated()) return k::Exec::host();
+    return k::Exec{true, slot_.stream};
+  }
 
   const void* table(const void* host, std::size_t bytes) override {
     void* pinned = slot_.staging.take(bytes);
@@ -157,16 +189,38 @@ class SlotKernelContext final : public KernelContext {
   Slot& slot_;
 };
 
+// Set AUGMENT_SYNC_LAUNCHES=1 to synchronise after every stage, so that a device fault names the
+// stage that caused it (slower; for debugging).
+bool sync_each_stage() {
+  const char* v = std::getenv("AUGMENT_SYNC_LAUNCHES");
+  return v && *v && std::string(v) != "0";
+}
+
 class GpuBackend final : public Backend {
  public:
-  GpuBackend(DeviceApi& api, int device, int workers, std::string name, std::unique_ptr<DeviceApi> owned)
-      : owned_(std::move(owned)), api_(api), device_(device), name_(std::move(name)) {
-    guard(api_, device_);
-    for (int w = 0; w < workers; ++w) slots_.push_back(std::make_unique<Slot>(api_));
+  // Slots per device: enough to overlap one image's transfers with another's kernels; more
+  // workers share them (decoding and encoding stay on the CPU).
+  static constexpr int kMaxSlots = 4;
+
+  GpuBackend(DeviceApi& api, int device, int workers, std::string name)
+      : api_(api), device_(device), name_(std::move(name)) {
+    api_.set_device(device_);  // always, even when current: it also sets how this device waits
+    try {
+      for (int w = 0; w < std::clamp(workers, 1, kMaxSlots); ++w) {
+        slots_.push_back(std::make_unique<Slot>(api_));
+        free_.push_back(slots_.back().get());
+      }
+    } catch (const OutOfMemory& e) {
+      throw DeviceError(name_ + ": cannot open the device: " + e.what());
+    }
+    probe();
   }
 
   ~GpuBackend() override {
-    guard(api_, device_);
+    try {
+      guard(api_, device_);
+    } catch (...) {  // a broken device: the slots still free what they hold
+    }
     slots_.clear();
   }
 
@@ -178,14 +232,14 @@ class GpuBackend final : public Backend {
     return ms / 1000;
   }
 
-  Image run(const Plan& plan, const Image& in, int worker) override {
+  Image run(const Plan& plan, const Image& in, int) override {
     std::vector<Work> work;
     for (const Step& step : plan.steps)
       if (step.op) work.push_back({step.op.get(), &step});
-    return run_work(work, in, worker);
+    return run_work(work, in);
   }
 
-  Image run_op(const Op& op, const Image& in, int worker) override { return run_work({{&op, nullptr}}, in, worker); }
+  Image run_op(const Op& op, const Image& in, int) override { return run_work({{&op, nullptr}}, in); }
 
  private:
   struct Work {
@@ -193,15 +247,59 @@ class GpuBackend final : public Backend {
     const Step* step;  // for messages; null for a lone op
   };
 
-  // The operations, uploaded once, run back to back on the worker's stream, downloaded once.
-  Image run_work(const std::vector<Work>& work, const Image& in, int worker) {
+  // A slot, borrowed for one image and given back however the image ends.
+  class Lease {
+   public:
+    explicit Lease(GpuBackend& b) : b_(b) {
+      std::unique_lock lock(b_.m_);
+      b_.cv_.wait(lock, [&] { return !b_.free_.empty(); });
+      slot_ = b_.free_.back();
+      b_.free_.pop_back();
+    }
+    ~Lease() {
+      {
+        std::lock_guard lock(b_.m_);
+        b_.free_.push_back(slot_);
+      }
+      b_.cv_.notify_one();
+    }
+    Slot& operator*() const { return *slot_; }
+
+   private:
+    GpuBackend& b_;
+    Slot* slot_;
+  };
+
+  // Whatever way an image's work ends, its slot is left idle and clean for the next image.
+  struct Settle {
+    DeviceApi& api;
+    Slot& slot;
+    SlotKernelContext& ctx;
+    bool synced = false;  // the work ended with its stream synchronised
+    ~Settle() {
+      if (!synced) try {
+          api.stream_sync(slot.stream);
+        } catch (...) {  // already reported by whoever met it first
+        }
+      try {
+        ctx.reset();
+      } catch (...) {
+      }
+      slot.invalidate();
+    }
+  };
+
+  // The operations, uploaded once, run back to back on a slot's stream, downloaded once.
+  Image run_work(const std::vector<Work>& work, const Image& in) {
     if (work.empty()) return in;
     std::size_t largest = in.shape().bytes();
     for (const Work& w : work) largest = std::max(largest, w.op->out_shape().bytes());
 
     guard(api_, device_);
-    Slot& s = *slots_.at(static_cast<std::size_t>(worker));
+    Lease lease(*this);
+    Slot& s = *lease;
     SlotKernelContext ctx(api_, s);
+    Settle settle{api_, s, ctx};
     try {
       s.a.reserve(largest);
       s.b.reserve(largest);
@@ -222,32 +320,67 @@ class GpuBackend final : public Backend {
       };
       try {
         w.op->run(ctx, cur, next);
+        if (sync_each_stage()) api_.stream_sync(s.stream);
       } catch (const OutOfMemory& e) {
         throw InputError(where() + " on " + name_ + ": " + e.what());
-      } catch (const DeviceError&) {
-        throw;
+      } catch (const k::LaunchError& e) {
+        // The device refused the launch: nothing more can run on it, whatever the image.
+        throw DeviceError(name_ + ": " + where() + ": " + e.what());
+      } catch (const DeviceError& e) {
+        throw DeviceError(std::string(e.what()) + (sync_each_stage() ? " (in " + where() + ")" : ""));
       } catch (const std::exception& e) {
         throw InputError(where() + " failed on " + name_ + ": " + e.what());
       }
       cur = next;
     }
     const std::size_t bytes = cur.shape.bytes();
-    api_.copy_to_host(s.pinned_out.reserve(bytes), cur.data, bytes, s.stream);
+    try {
+      s.pinned_out.reserve(bytes);
+    } catch (const OutOfMemory& e) {
+      throw InputError(name_ + ": " + e.what() + " for the " + to_string(cur.shape) + " result");
+    }
+    api_.copy_to_host(s.pinned_out.data(), cur.data, bytes, s.stream);
     api_.event_record(s.end, s.stream);
-    api_.stream_sync(s.stream);  // this worker's stream only; throws DeviceError on a device fault
+    api_.stream_sync(s.stream);  // this slot's stream only; throws DeviceError on a device fault
+    settle.synced = true;
     s.busy_ms += api_.event_elapsed_ms(s.start, s.end);
     Image result(cur.shape);
     std::memcpy(result.data(), s.pinned_out.data(), bytes);
-    ctx.reset();
     return result;
   }
 
- private:
-  std::unique_ptr<DeviceApi> owned_;
+  // One small kernel, run and read back: a device that cannot run augment's kernels fails here,
+  // when the backend opens, before anything is written.
+  void probe() {
+    constexpr std::size_t kCount = 4096;
+    Slot& s = *slots_.front();
+    SlotKernelContext ctx(api_, s);
+    try {
+      auto* values = static_cast<std::uint32_t*>(s.a.reserve(kCount * sizeof(std::uint32_t)));
+      k::probe(values, kCount, ctx.exec());
+      api_.copy_to_host(s.pinned_out.reserve(kCount * sizeof(std::uint32_t)), values, kCount * sizeof(std::uint32_t),
+                        s.stream);
+      api_.stream_sync(s.stream);
+    } catch (const std::exception& e) {
+      throw DeviceError(name_ + ": cannot run augment's kernels on this device (" + e.what() +
+                        "); check that the NVIDIA driver supports this build's CUDA runtime and that the GPU's "
+                        "architecture is among those it was built for (augment devices lists both)");
+    }
+    const auto* got = static_cast<const std::uint32_t*>(s.pinned_out.data());
+    for (std::size_t i = 0; i < kCount; ++i)
+      if (got[i] != k::probe_value(i))
+        throw DeviceError(name_ + ": the probe kernel returned wrong values (element " + std::to_string(i) +
+                          "); this device cannot be trusted with augment's kernels");
+    s.invalidate();
+  }
+
   DeviceApi& api_;
   int device_;
   std::string name_;
   std::vector<std::unique_ptr<Slot>> slots_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<Slot*> free_;
 };
 
 std::string listing(const Inventory& inv) {
@@ -261,7 +394,7 @@ std::string listing(const Inventory& inv) {
 }  // namespace
 
 std::unique_ptr<Backend> make_gpu_backend(DeviceApi& api, int device, int workers, const std::string& name) {
-  return std::make_unique<GpuBackend>(api, device, workers, name, nullptr);
+  return std::make_unique<GpuBackend>(api, device, workers, name);
 }
 
 std::string cuda_version(int v) {
@@ -344,10 +477,14 @@ double copy_bandwidth_gbs(DeviceApi& api, int device, std::size_t bytes) {
   return 2.0 * bytes / (ms * 1e6);
 }
 
-std::unique_ptr<Backend> open_emulated_backend(int workers) {
-  auto api = make_emulated_api();
-  DeviceApi& ref = *api;
-  return std::make_unique<GpuBackend>(ref, 0, workers, "cuda-emulated", std::move(api));
+std::unique_ptr<Backend> open_emulated_backend(int index, int workers) {
+  const int n = emulated_device_count();
+  if (index < 0 || index >= n)
+    throw DeviceError("cuda-emulated:" + std::to_string(index) + " does not exist: " +
+                      (n == 1 ? std::string("there is one emulated device, cuda-emulated:0")
+                              : "the emulated devices are cuda-emulated:0 to cuda-emulated:" + std::to_string(n - 1)) +
+                      " (AUGMENT_EMULATED_GPUS sets how many)");
+  return std::make_unique<GpuBackend>(emulated_api(), index, workers, "cuda-emulated:" + std::to_string(index));
 }
 
 }  // namespace aug::gpu

@@ -32,6 +32,13 @@ Image from_mat(const cv::Mat& m) {
 
 // OpenCV decodes BGR(A); inside the tool images are RGB(A).
 Image decode_with_opencv(const std::uint8_t* data, std::size_t size, Format format) {
+  // cv::imdecode picks its decoder by content among all of OpenCV's codecs: when the probed
+  // format's own decoder rejects the header, bytes with "DICM" at offset 128 reach OpenCV's DICOM
+  // reader, which can allocate gigabytes for a few hundred bytes (found by fuzzing). augment does
+  // not read DICOM; such input is refused before OpenCV sees it.
+  if (size >= 132 && std::equal(data + 128, data + 132, "DICM"))
+    throw InputError(std::string("corrupt ") + format_name(format) +
+                     ": it also carries a DICOM signature (DICM at byte 128), which augment does not read");
   cv::Mat m;
   try {
     m = cv::imdecode(cv::Mat(1, static_cast<int>(size), CV_8U, const_cast<std::uint8_t*>(data)), cv::IMREAD_UNCHANGED);
@@ -140,6 +147,11 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const DecodeOptio
     case Format::Png: image = png_decode(data, size); break;
     default: image = decode_with_opencv(data, size, info.format); break;
   }
+  // --max-pixels was checked against the header: the decoder must agree with it.
+  if (image.width() != info.width || image.height() != info.height)
+    throw InputError(std::string("corrupt ") + format_name(info.format) + " (the header says " +
+                     std::to_string(info.width) + "x" + std::to_string(info.height) + ", the image data " +
+                     std::to_string(image.width()) + "x" + std::to_string(image.height()) + ")");
   if (info_out) *info_out = info;
   return apply_orientation(image, info.orientation);
 }
@@ -154,6 +166,8 @@ std::optional<Format> format_for_extension(const std::string& ext) {
   if (e == ".webp") return Format::Webp;
   return std::nullopt;
 }
+
+void prepare_codecs() { (void)cv::haveImageWriter(".png"); }
 
 Encoded encode_image(const Image& input, Format format, const EncodeOptions& options) {
   Encoded out;

@@ -42,6 +42,9 @@ struct Bytes {
   std::uint32_t u16(std::size_t at) const {
     return big ? (p[at] << 8 | p[at + 1]) : (p[at] | p[at + 1] << 8);
   }
+  std::uint32_t u24(std::size_t at) const {  // little-endian (WebP)
+    return p[at] | p[at + 1] << 8 | p[at + 2] << 16;
+  }
   std::uint32_t u32(std::size_t at) const {
     return big ? (std::uint32_t(p[at]) << 24 | p[at + 1] << 16 | p[at + 2] << 8 | p[at + 3])
                : (p[at] | p[at + 1] << 8 | p[at + 2] << 16 | std::uint32_t(p[at + 3]) << 24);
@@ -74,14 +77,23 @@ TiffFields read_tiff(const std::uint8_t* data, std::size_t size) {
   const std::size_t count_size = bigtiff ? 8 : 2, entry_size = bigtiff ? 20 : 12, value_at = bigtiff ? 12 : 8;
   if (ifd == 0 || !b.has(ifd, count_size)) return f;
   const std::uint64_t entries = bigtiff ? b.u64(ifd) : b.u16(ifd);
+  bool seen_width = false, seen_height = false, seen_orientation = false;
   for (std::uint64_t i = 0; i < entries; ++i) {
     const std::size_t e = ifd + count_size + i * entry_size;
     if (!b.has(e, entry_size)) return f;
     const std::uint32_t tag = b.u16(e), type = b.u16(e + 2);
-    const std::uint64_t v = type == 3 ? b.u16(e + value_at) : (type == 4 ? b.u32(e + value_at) : (type == 16 ? b.u64(e + value_at) : 0));
-    if (tag == 256) f.width = v;
-    else if (tag == 257) f.height = v;
-    else if (tag == 274 && v >= 1 && v <= 8) f.orientation = static_cast<int>(v);
+    // SHORT, LONG, and LONG8, which only BigTIFF has (a classic entry's value field is 4 bytes).
+    const std::uint64_t v = type == 3 ? b.u16(e + value_at)
+                            : type == 4 ? b.u32(e + value_at)
+                            : (type == 16 && bigtiff) ? b.u64(e + value_at) : 0;
+    // A repeated tag counts once, the first time, as libtiff reads it (the size a later copy
+    // gave would not be the size that is decoded, and --max-pixels would check the wrong one).
+    if (tag == 256 && !seen_width) f.width = v, seen_width = true;
+    else if (tag == 257 && !seen_height) f.height = v, seen_height = true;
+    else if (tag == 274 && !seen_orientation) {
+      if (v >= 1 && v <= 8) f.orientation = static_cast<int>(v);
+      seen_orientation = true;
+    }
   }
   f.ok = true;
   return f;
@@ -189,8 +201,8 @@ ImageInfo probe_webp(const Bytes& b) {
     const std::size_t data = at + 8;
     if (!b.has(data, len)) bad("truncated WebP (a chunk runs past the end of the file)");
     if (std::memcmp(tag, "VP8X", 4) == 0 && len >= 10) {
-      info.width = static_cast<int>((b.u32(data + 4) & 0xFFFFFF) + 1);
-      info.height = static_cast<int>((b.u32(data + 7) & 0xFFFFFF) + 1);
+      info.width = static_cast<int>(b.u24(data + 4) + 1);
+      info.height = static_cast<int>(b.u24(data + 7) + 1);
       have_size = true;
     } else if (std::memcmp(tag, "VP8 ", 4) == 0 && len >= 10 && !have_size) {
       if (b.u8(data + 3) != 0x9D || b.u8(data + 4) != 0x01 || b.u8(data + 5) != 0x2A) bad("corrupt WebP (VP8 frame)");

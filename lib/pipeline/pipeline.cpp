@@ -289,6 +289,13 @@ Pipeline Pipeline::parse(const std::string& text, const std::string& source_name
     if (at != std::string::npos) what = what.substr(at + 2);
     throw PipelineError(source_name + ":" + std::to_string(line) + ":" + std::to_string(column) +
                         ": invalid JSON: " + what);
+  } catch (const json::exception& e) {
+    // The lexer's other error (out_of_range 406: a number too large for a double, e.g. 1e999)
+    // carries no position.
+    std::string what = e.what();
+    const auto at = what.find("] ");
+    if (at != std::string::npos) what = what.substr(at + 2);
+    throw PipelineError(source_name + ": invalid JSON: " + what);
   }
   Pipeline p;
   p.source_ = source_name;

@@ -28,6 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 Exit RunSummary::exit_code() const {
   if (interrupted) return Exit::interrupted;
+  if (!device_failure.empty()) return Exit::usage;  // a device error, as when the device cannot be opened
   if (failed_outputs > 0 || failed_inputs > 0) return Exit::file_errors;
   return Exit::ok;
 }
@@ -179,7 +180,8 @@ class Stream {
     summary.failed_outputs = failed_jobs_;
     summary.failed_inputs = failed_inputs_.size();
     summary.interrupted = interrupted_;
-    summary.stopped_early = stopped_early_;
+    summary.stopped_early = stopped_early_ && device_failure_.empty();
+    summary.device_failure = device_failure_;
   }
 
  private:
@@ -263,9 +265,15 @@ class Stream {
         r.image = backend_.run(plan, d.image, worker);
         plans_record(j, plan);
       } catch (const DeviceError& e) {
-        // The device itself failed (not this image): nothing more can run on it.
-        fail_job(j, e.what());
-        stop_all(std::string("the device failed; stopping: ") + e.what());
+        // The device itself failed, not this image (with several workers on one device, the
+        // image whose sync met a fault need not be the one that caused it): nothing more runs,
+        // and no image is blamed. The run ends with the device error.
+        {
+          std::lock_guard lk(m_);
+          if (device_failure_.empty()) device_failure_ = e.what();
+        }
+        stop_all(std::string("the device failed; stopping (the outputs not written yet are not failed images): ") +
+                 e.what());
         continue;
       } catch (const std::exception& e) {
         fail_job(j, e.what());
@@ -405,6 +413,7 @@ class Stream {
   std::deque<Rendered> rendered_;
   std::map<std::size_t, nlohmann::json> records_;
   bool stop_ = false, interrupted_ = false, stopped_early_ = false;
+  std::string device_failure_;
   std::size_t written_ = 0, failed_jobs_ = 0;
   std::set<std::size_t> failed_inputs_;
   std::set<std::string> warned_;

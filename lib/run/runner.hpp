@@ -54,6 +54,7 @@ struct RunSummary {
   double device_busy_seconds = 0;  // GPU backends: time the device spent on images (upper bound)
   bool interrupted = false;
   bool stopped_early = false;      // --max-errors reached
+  std::string device_failure;      // the device failed during the run, which stopped there (exit 1)
   std::uint64_t seed = 0;
 
   Exit exit_code() const;

@@ -3,6 +3,7 @@
 
 #include "lib/run/devices.hpp"
 #include "lib/core/text.hpp"
+#include "lib/gpu/device_api.hpp"
 #include "lib/gpu/gpu.hpp"
 #include "lib/verify/verify.hpp"
 
@@ -15,9 +16,11 @@ VerifyDevice cpu_device(int workers) {
           make_cpu_backend(workers)};
 }
 
-VerifyDevice emulated_device(int workers) {
-  return {"cuda-emulated", "no GPU: the GPU backend with the CUDA kernels run on the host", false,
-          make_emulated_backend(workers)};
+VerifyDevice emulated_device(int index, int workers) {
+  auto backend = make_emulated_backend(workers, index);
+  std::string name = backend->name();
+  return {std::move(name), "no GPU: the GPU backend on an emulated device, the CUDA kernels run on the host", false,
+          std::move(backend)};
 }
 
 VerifyDevice gpu_device(const gpu::Inventory& inv, const gpu::DeviceInfo& d, int workers) {
@@ -38,7 +41,7 @@ std::vector<VerifyDevice> open_verify_devices(const std::string& list, bool requ
     for (const auto& d : inv.devices) devices.push_back(gpu_device(inv, d, workers));
     if (inv.devices.empty()) {
       if (require_gpu) throw DeviceError("--require-gpu: there is no usable CUDA GPU (" + inv.why_none + ")");
-      devices.push_back(emulated_device(workers));
+      for (int i = 0; i < gpu::emulated_device_count(); ++i) devices.push_back(emulated_device(i, workers));
     }
     return devices;
   }
@@ -46,11 +49,11 @@ std::vector<VerifyDevice> open_verify_devices(const std::string& list, bool requ
   std::istringstream in(list);
   while (std::getline(in, item, ',')) {
     if (item == "cpu") continue;  // always there, first
-    if (item == "cuda-emulated") {
-      devices.push_back(emulated_device(workers));
+    const DeviceSpec spec = parse_device(item);
+    if (spec.kind == DeviceSpec::Kind::Emulated) {
+      devices.push_back(emulated_device(spec.index, workers));
       continue;
     }
-    const DeviceSpec spec = parse_device(item);
     if (spec.kind != DeviceSpec::Kind::Cuda) throw UsageError("--devices: " + item + " is not a device to compare");
     bool found = false;
     for (const auto& d : inv.devices)

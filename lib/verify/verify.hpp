@@ -24,7 +24,7 @@
 namespace aug {
 
 struct VerifyDevice {
-  std::string name;                  // "cpu", "cuda:0", "cuda-emulated"
+  std::string name;                  // "cpu", "cuda:0", "cuda-emulated:0"
   std::string description;           // e.g. "NVIDIA H100 80GB HBM3, driver 13.0"
   bool gpu = false;                  // a real GPU
   std::unique_ptr<Backend> backend;  // opened with at least VerifyOptions::threads workers
@@ -97,8 +97,8 @@ struct VerifyReport {
   nlohmann::json to_json(const nlohmann::json& pipeline) const;
 };
 
-// "all" or empty: the CPU and every GPU, or the CPU and cuda-emulated when there is none (an error
-// with require_gpu). Otherwise a comma list of cpu, cuda:N, cuda-emulated; the CPU is always first.
+// "all" or empty: the CPU and every GPU, or the CPU and every emulated device when there is none (an error
+// with require_gpu). Otherwise a comma list of cpu, cuda:N, cuda-emulated[:N]; the CPU is always first.
 std::vector<VerifyDevice> open_verify_devices(const std::string& list, bool require_gpu, int workers);
 
 VerifyReport verify(const Pipeline& pipeline, std::vector<VerifyDevice>& devices, const VerifyOptions& options);

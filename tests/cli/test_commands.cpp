@@ -112,5 +112,63 @@ TEST(Cli, AMissingGpuIsAClearErrorAndWritesNothing) {
   EXPECT_NE(bad.err.find("expected cpu, auto, cuda, cuda:N"), std::string::npos);
 }
 
+TEST(Cli, ADeviceFaultStopsTheRunWithADeviceError) {
+  const std::string config = (testing::source_dir() / "configs/kornia-chain.json").string();
+  {  // at start-up (the probe launch): exit 1 before anything is written
+    testing::TempDir dir;
+    const auto r = run_cli({"run", "-c", config, "-i", testing::samples_dir().string(), "-o", (dir / "out").string(),
+                            "--device", "cuda-emulated"},
+                           {"AUGMENT_EMULATED_FAULT=1"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("cuda-emulated:0: cannot run augment's kernels on this device"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+  }
+  {  // later: the run stops with the device's error, and no image is blamed for it
+    testing::TempDir dir;
+    const auto r = run_cli({"run", "-c", config, "-i", testing::samples_dir().string(), "-o", (dir / "out").string(),
+                            "--device", "cuda-emulated", "--threads", "1", "--copies", "4"},
+                           {"AUGMENT_EMULATED_FAULT=12"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("the device failed; stopping"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cuda-emulated:0: kernel"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("(stopped: the device failed)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(", 0 failed inputs"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, EmulatedGpusAreCountedByTheEnvironment) {
+  const std::string config = (testing::source_dir() / "configs/kornia-chain.json").string();
+  const std::string image = (testing::samples_dir() / "chelsea.png").string();
+  {
+    testing::TempDir dir;
+    const auto r = run_cli({"run", "-c", config, "-i", image, "-o", (dir / "out").string(), "--device", "cuda-emulated:1"},
+                           {"AUGMENT_EMULATED_GPUS=2"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(testing::list_files(dir / "out").size(), 1u);
+  }
+  {
+    testing::TempDir dir;
+    const auto r = run_cli({"run", "-c", config, "-i", image, "-o", (dir / "out").string(), "--device", "cuda-emulated:2"},
+                           {"AUGMENT_EMULATED_GPUS=2"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("cuda-emulated:2 does not exist: the emulated devices are cuda-emulated:0 to cuda-emulated:1"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << "nothing is written for a device that does not exist";
+  }
+  const auto bad = run_cli({"run", "-c", config, "-i", image, "-o", "/tmp/never", "--device", "cuda-emulated"},
+                           {"AUGMENT_EMULATED_GPUS=many"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("AUGMENT_EMULATED_GPUS=many: expected a number of emulated GPUs from 1 to 16"), std::string::npos)
+      << bad.err;
+  // verify-devices compares the CPU with every emulated GPU when there is no real one.
+  if (gpu::inventory().devices.empty()) {
+    const auto v = run_cli({"verify-devices", "-c", config, "-i", image}, {"AUGMENT_EMULATED_GPUS=2"});
+    EXPECT_EQ(v.code, 0) << v.err;
+    EXPECT_NE(v.out.find("cuda-emulated:0"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("cuda-emulated:1"), std::string::npos) << v.out;
+  }
+}
+
 }  // namespace
 }  // namespace aug

@@ -327,7 +327,7 @@ int interrupt_run(const TempDir& dir, int signal_number) {
     const int devnull = ::open("/dev/null", O_WRONLY);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
-    std::string bin = AUGMENT_BINARY;
+    std::string bin = testing::augment_binary().string();
     std::vector<std::string> args{bin, "run", "-c", (dir / "slow.json").string(), "-i", kSamples, "-o",
                                   (dir / "out").string(), "--copies", "40", "--threads", "2",
                                   "--manifest", (dir / "m.jsonl").string(), "--device", "cpu"};

@@ -10,24 +10,32 @@
 namespace aug {
 namespace {
 
-#define REQUIRE_GPU(index) \
-  do { \
-    const gpu::Inventory inv = gpu::inventory(); \
-    if (static_cast<int>(inv.devices.size()) <= (index)) \
-      GTEST_SKIP() << "needs cuda:" << (index) << ": " \
-                   << (inv.devices.empty() ? inv.why_none : "this machine has fewer GPUs"); \
-  } while (0)
+// The CUDA index of the usable GPU at `position` in the inventory, or -1. The inventory leaves out
+// GPUs too old for this build, so the first usable GPU need not be cuda:0: tests address GPUs by
+// their index, never by their place in the list.
+int usable_gpu(std::size_t position, std::string& why_not) {
+  const gpu::Inventory inv = gpu::inventory();
+  if (inv.devices.size() > position) return inv.devices[position].index;
+  why_not = inv.devices.empty() ? inv.why_none : "this machine has fewer usable GPUs";
+  return -1;
+}
+
+// Declares `int var`, the CUDA index of the usable GPU at `position`; skips the test without one.
+#define REQUIRE_GPU(var, position) \
+  std::string var##_why_not; \
+  [[maybe_unused]] const int var = usable_gpu((position), var##_why_not); \
+  if (var < 0) GTEST_SKIP() << "needs " << (position) + 1 << " usable GPU(s): " << var##_why_not
 
 // Every registered stage's declared cases (StageSpec::cases), as the catalog suite runs them
 // against cuda-emulated. The generator runs in InitGoogleTest, after static initialisation.
 class CudaParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaParity, GpuEqualsCpu) {
-  REQUIRE_GPU(0);
+  REQUIRE_GPU(index, 0);
   const StageSpec& s = testing::stage_spec(GetParam());
   ASSERT_FALSE(s.cases.empty()) << s.name << " declares no cases";
   const auto cpu = make_cpu_backend(1);
-  const auto gpu = gpu::open_backend(0, 1);
+  const auto gpu = gpu::open_backend(index, 1);
   for (const std::string& params : s.cases) {
     const Pipeline p = testing::declared_pipeline(s.name, params);
     int compared = 0;
@@ -56,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(Stages, CudaParity, ::testing::ValuesIn(testing::stage_
                          [](const auto& info) { return info.param; });
 
 TEST(Cuda, EveryGpuGivesTheCpuBytes) {
-  REQUIRE_GPU(0);
+  REQUIRE_GPU(first, 0);
   const Pipeline p = Pipeline::load_file((testing::source_dir() / "configs/default.json").string());
   const auto cpu = make_cpu_backend(1);
   for (const auto& d : gpu::inventory().devices) {
@@ -72,24 +80,32 @@ TEST(Cuda, EveryGpuGivesTheCpuBytes) {
 }
 
 TEST(Cuda, CliOutputsAreTheCpuBytes) {
-  REQUIRE_GPU(0);
+  REQUIRE_GPU(index, 0);
   testing::TempDir dir;
   const std::string cfg = (testing::source_dir() / "configs/default.json").string();
-  for (const char* device : {"cpu", "cuda:0"}) {
+  const std::string gpu = "cuda:" + std::to_string(index);
+  for (const std::string& device : {std::string("cpu"), gpu, std::string("auto")}) {
     const auto r = testing::run_cli({"run", "-c", cfg, "-i", testing::samples_dir().string(), "-o",
                                      (dir / device).string(), "--copies", "3", "--device", device});
     ASSERT_EQ(r.code, 0) << r.err;
+    // auto takes the first usable GPU by its index, which is `gpu`
+    if (device == "auto") {
+      EXPECT_NE(r.err.find("using " + gpu + " ("), std::string::npos) << r.err;
+    }
   }
-  for (const auto& f : testing::list_files(dir / "cpu"))
-    EXPECT_TRUE(testing::read_bytes(dir / "cpu" / f) == testing::read_bytes(dir / "cuda:0" / f)) << f;
+  const auto files = testing::list_files(dir / "cpu");
+  EXPECT_FALSE(files.empty());
+  for (const auto& f : files)
+    for (const std::string& device : {gpu, std::string("auto")})
+      EXPECT_TRUE(testing::read_bytes(dir / "cpu" / f) == testing::read_bytes(dir / device / f)) << device << " " << f;
 }
 
 TEST(Cuda, ASecondGpuWhenThereIsOne) {
-  REQUIRE_GPU(1);
+  REQUIRE_GPU(second, 1);
   const Pipeline p = testing::one_stage(R"({"stage": "gaussian_blur", "sigma": 2})");
   const Image im = testing::sample("chelsea.png");
   const Plan plan = p.plan(1, "x", 0, im.shape());
-  EXPECT_EQ(testing::compare(gpu::open_backend(1, 1)->run(plan, im, 0), make_cpu_backend(1)->run(plan, im, 0)).count, 0u);
+  EXPECT_EQ(testing::compare(gpu::open_backend(second, 1)->run(plan, im, 0), make_cpu_backend(1)->run(plan, im, 0)).count, 0u);
 }
 
 }  // namespace

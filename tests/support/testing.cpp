@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -20,7 +21,17 @@
 
 namespace aug::testing {
 
-fs::path source_dir() { return AUGMENT_SOURCE_DIR; }
+namespace {
+// A path compiled in, unless the environment names another: test binaries copied to another
+// machine (bench/gpu-acceptance.sh pack) run against the copied sources and binary.
+fs::path from_env_or(const char* variable, const char* built_in) {
+  const char* v = std::getenv(variable);
+  return v && *v ? fs::path(v) : fs::path(built_in);
+}
+}  // namespace
+
+fs::path source_dir() { return from_env_or("AUGMENT_TEST_SOURCE_DIR", AUGMENT_SOURCE_DIR); }
+fs::path augment_binary() { return from_env_or("AUGMENT_TEST_BINARY", AUGMENT_BINARY); }
 fs::path samples_dir() { return source_dir() / "samples"; }
 
 Image random_image(const Shape& s, std::uint32_t seed) {
@@ -117,7 +128,7 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-Result run_cli(const std::vector<std::string>& args) {
+Result run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env) {
   int out_pipe[2], err_pipe[2];
   if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = ::fork();
@@ -126,8 +137,12 @@ Result run_cli(const std::vector<std::string>& args) {
     ::dup2(err_pipe[1], 2);
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
+    for (const std::string& e : env) {
+      const std::size_t eq = e.find('=');
+      ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+    }
     std::vector<char*> argv;
-    std::string binary = AUGMENT_BINARY;
+    std::string binary = augment_binary().string();
     argv.push_back(binary.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

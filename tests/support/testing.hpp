@@ -14,7 +14,10 @@ namespace aug::testing {
 
 namespace fs = std::filesystem;
 
-fs::path source_dir();  // the repository
+// The repository and the augment binary: the paths of the build, or $AUGMENT_TEST_SOURCE_DIR and
+// $AUGMENT_TEST_BINARY when set (a packed copy run on another machine).
+fs::path source_dir();
+fs::path augment_binary();
 fs::path samples_dir();
 
 // Deterministic test content: smooth gradients plus noise over the whole range of the type
@@ -51,8 +54,9 @@ struct Result {
   int code = -1;
   std::string out, err;
 };
-// Runs the augment binary with `args` and collects its exit code, stdout and stderr.
-Result run_cli(const std::vector<std::string>& args);
+// Runs the augment binary with `args` (and the environment variables `env`, NAME=VALUE, added)
+// and collects its exit code, stdout and stderr.
+Result run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
 std::vector<std::uint8_t> read_bytes(const fs::path& p);
 void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes);

@@ -2,6 +2,7 @@
 // cuda:N touches device N only, memory is pooled, and failures name what they concern.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -37,6 +38,10 @@ class RecordingApi final : public gpu::DeviceApi {
     calls_.clear();
   }
   std::size_t fail_allocations_above = SIZE_MAX;
+  std::size_t fail_pinned_above = SIZE_MAX;
+  // What the device does with launches: run them, refuse them (as a GPU without the build's
+  // architecture does), or drop them silently (as a broken driver might).
+  enum class Launches { Run, Refuse, Drop } launches = Launches::Run;
 
   bool emulated() const override { return true; }
   int driver_version() override { return record("driver_version"), inner_->driver_version(); }
@@ -54,7 +59,11 @@ class RecordingApi final : public gpu::DeviceApi {
     return inner_->device_alloc(n);
   }
   void device_free(void* p) override { record("device_free"), inner_->device_free(p); }
-  void* pinned_alloc(std::size_t n) override { return record("pinned_alloc"), inner_->pinned_alloc(n); }
+  void* pinned_alloc(std::size_t n) override {
+    record("pinned_alloc");
+    if (n > fail_pinned_above) throw gpu::OutOfMemory("out of pinned host memory (" + std::to_string(n >> 20) + " MiB more needed)");
+    return inner_->pinned_alloc(n);
+  }
   void pinned_free(void* p) override { record("pinned_free"), inner_->pinned_free(p); }
   gpu::Stream stream_create() override { return record("stream_create"), inner_->stream_create(); }
   void stream_destroy(gpu::Stream s) override { record("stream_destroy"), inner_->stream_destroy(s); }
@@ -68,6 +77,12 @@ class RecordingApi final : public gpu::DeviceApi {
     record("copy_on_device"), inner_->copy_on_device(d, s, n, st);
   }
   void stream_sync(gpu::Stream s) override { record("stream_sync"), inner_->stream_sync(s); }
+  k::HostQueue* host_queue(gpu::Stream s) override {
+    if (launches == Launches::Run) return inner_->host_queue(s);
+    faulty_.refuse = launches == Launches::Refuse;
+    return &faulty_;
+  }
+  void invalidate(void* p, std::size_t n) override { inner_->invalidate(p, n); }
   void* event_create() override { return record("event_create"), inner_->event_create(); }
   void event_destroy(void* e) override { record("event_destroy"), inner_->event_destroy(e); }
   void event_record(void* e, gpu::Stream s) override { record("event_record"), inner_->event_record(e, s); }
@@ -79,7 +94,15 @@ class RecordingApi final : public gpu::DeviceApi {
     calls_.push_back({what, inner_->current_device()});
   }
 
+  struct FaultyQueue final : k::HostQueue {
+    bool refuse = true;
+    void launch(k::HostLaunch&&) override {
+      if (refuse) throw k::LaunchError("launch failed: no kernel image is available for execution on the device");
+    }
+  };
+
   std::unique_ptr<gpu::DeviceApi> inner_;
+  FaultyQueue faulty_;
   mutable std::mutex m_;
   std::vector<Call> calls_;
 };
@@ -146,9 +169,86 @@ TEST(GpuBackend, OutOfMemoryNamesTheImageSize) {
   }
 }
 
+TEST(GpuBackend, PinnedMemoryExhaustionIsAnImageError) {
+  RecordingApi api(1);
+  const auto gpu = gpu::make_gpu_backend(api, 0, 1, "cuda:0");
+  api.fail_pinned_above = 1 << 20;
+  const Pipeline p = Pipeline::parse(R"({"version": 1, "stages": [{"stage": "flip"}]})", "p.json");
+  const Image big({1024, 1024, 3, DType::U8});
+  try {
+    gpu->run(p.plan(0, "big.png", 0, big.shape()), big, 0);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("out of pinned host memory"), std::string::npos) << e.what();
+  }
+  api.fail_pinned_above = SIZE_MAX;  // the device is still usable afterwards
+  EXPECT_NO_THROW(gpu->run(p.plan(0, "big.png", 0, big.shape()), big, 0));
+}
+
+TEST(GpuBackend, ADeviceThatCannotRunTheKernelsFailsWhenOpened) {
+  for (const auto mode : {RecordingApi::Launches::Refuse, RecordingApi::Launches::Drop}) {
+    RecordingApi api(1);
+    api.launches = mode;
+    try {
+      gpu::make_gpu_backend(api, 0, 1, "cuda:0");
+      FAIL() << "expected a DeviceError";
+    } catch (const DeviceError& e) {
+      const std::string m = e.what();
+      if (mode == RecordingApi::Launches::Refuse) EXPECT_NE(m.find("no kernel image is available"), std::string::npos) << m;
+      else EXPECT_NE(m.find("the probe kernel returned wrong values"), std::string::npos) << m;
+    }
+    EXPECT_EQ(api.count("device_alloc"), api.count("device_free"));
+    EXPECT_EQ(api.count("stream_create"), api.count("stream_destroy"));
+  }
+}
+
+TEST(GpuBackend, ARefusedLaunchStopsTheRunInsteadOfFailingTheImage) {
+  RecordingApi api(1);
+  const auto gpu = gpu::make_gpu_backend(api, 0, 1, "cuda:0");
+  api.launches = RecordingApi::Launches::Refuse;
+  const Pipeline p = default_pipeline();
+  const Image im = testing::sample("chelsea.png");
+  EXPECT_THROW(gpu->run(p.plan(1, "chelsea.png", 0, im.shape()), im, 0), DeviceError);
+}
+
+TEST(GpuBackend, SlotsDoNotGrowWithWorkers) {
+  RecordingApi api(1);
+  const Pipeline p = default_pipeline();
+  const auto cpu = make_cpu_backend(16);  // one host context per worker, like the GPU's callers
+  {
+    const auto gpu = gpu::make_gpu_backend(api, 0, 16, "cuda:0");
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 16; ++w)
+      workers.emplace_back([&, w] {
+        const Image im = testing::sample("camera.png");
+        const Plan plan = p.plan(1, "camera.png", static_cast<std::uint32_t>(w), im.shape());
+        EXPECT_EQ(testing::compare(gpu->run(plan, im, w), cpu->run(plan, im, w)).count, 0u);
+      });
+    for (auto& t : workers) t.join();
+  }
+  EXPECT_EQ(api.count("stream_create"), 4u);
+  EXPECT_EQ(api.count("pinned_alloc"), api.count("pinned_free"));
+}
+
+TEST(GpuBackend, SyncLaunchesSynchronisesAfterEachStage) {
+  RecordingApi api(1);
+  const auto gpu = gpu::make_gpu_backend(api, 0, 1, "cuda:0");
+  const Pipeline p = Pipeline::parse(R"({"version": 1, "stages": [{"stage": "flip"}, {"stage": "invert", "p": 1}]})", "p.json");
+  const Image im = testing::sample("camera.png");
+  const Plan plan = p.plan(0, "camera.png", 0, im.shape());
+  api.clear();
+  gpu->run(plan, im, 0);
+  EXPECT_EQ(api.count("stream_sync"), 1u);
+  ::setenv("AUGMENT_SYNC_LAUNCHES", "1", 1);
+  api.clear();
+  gpu->run(plan, im, 0);
+  ::unsetenv("AUGMENT_SYNC_LAUNCHES");
+  EXPECT_EQ(api.count("stream_sync"), 3u);  // after each of the two stages, then the download
+}
+
 TEST(GpuBackend, EmulatedDeviceIsTheDefaultWithoutCuda) {
   const auto emu = make_emulated_backend(1);
-  EXPECT_EQ(emu->name(), "cuda-emulated");
+  EXPECT_EQ(emu->name(), "cuda-emulated:0");
 }
 
 }  // namespace

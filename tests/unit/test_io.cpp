@@ -1,6 +1,8 @@
 // Decoding and encoding real files, and every way a file can be bad.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <zlib.h>
 
 #include <opencv2/imgcodecs.hpp>
@@ -80,6 +82,74 @@ TEST(Probe, ReadsSizeAndFormatOfEveryFormat) {
   }
   const auto lossless = cv_encode(im, ".webp", {cv::IMWRITE_WEBP_QUALITY, 101});
   EXPECT_EQ(probe(lossless.data(), lossless.size()).width, 37);
+}
+
+// Found by tests/fuzz/fuzz_decode: a classic TIFF entry of type LONG8 (16) was read as 8 bytes
+// from its 4-byte value field, past the entry and past the end of the data.
+TEST(Probe, ClassicTiffEntriesAreReadWithinTheirTwelveBytes) {
+  // IFD0 with one entry, orientation (274) typed LONG8 = 6, ending the data (no next-IFD offset).
+  std::vector<std::uint8_t> tiff = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 16, 0, 1, 0, 0, 0, 6, 0, 0, 0};
+  const std::size_t size = tiff.size();
+  tiff.resize(size + 8, 0);  // what an 8-byte read would take: not part of the data
+  EXPECT_EQ(exif_orientation(tiff.data(), size), 1);  // LONG8 is no classic TIFF type: ignored
+  // The same as the width of a TIFF file: no usable width, so the header is refused.
+  std::vector<std::uint8_t> file = {'I', 'I', 42, 0, 8, 0, 0, 0, 2, 0,
+                                    0x01, 0x01, 3, 0, 1, 0, 0, 0, 5, 0, 0, 0,      // height (257) SHORT 5
+                                    0x00, 0x01, 16, 0, 1, 0, 0, 0, 9, 0, 0, 0};    // width (256) LONG8 9
+  const std::size_t file_size = file.size();
+  file.resize(file_size + 8, 0);
+  EXPECT_THROW(probe(file.data(), file_size), InputError);
+  // BigTIFF's 20-byte entries do hold LONG8 values.
+  const std::vector<std::uint8_t> big = {'I', 'I', 43, 0, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0,  // IFD0 at 16
+                                         2, 0, 0, 0, 0, 0, 0, 0,                                 // two entries
+                                         0x00, 0x01, 16, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0,
+                                         0x01, 0x01, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0};
+  const ImageInfo info = probe(big.data(), big.size());
+  EXPECT_EQ(info.width, 9);
+  EXPECT_EQ(info.height, 5);
+}
+
+// Found by tests/fuzz/fuzz_decode: a TIFF whose IFD repeats ImageWidth (5, then 1) was probed as
+// 1 pixel wide and decoded 5 wide by libtiff, which takes the first; --max-pixels checked the wrong
+// size. The probe now reads the first, and the decoded size must be the probed one.
+TEST(Probe, RepeatedTiffTagsCountOnceAsLibtiffReadsThem) {
+  const auto bytes = testing::read_bytes(testing::source_dir() / "tests/fuzz/corpus/fuzz_decode/crash-tiff-repeated-width");
+  const ImageInfo info = probe(bytes.data(), bytes.size());
+  EXPECT_EQ(info.width, 5);
+  EXPECT_EQ(info.height, 4);
+  const Image image = decode_image(bytes.data(), bytes.size(), {});
+  EXPECT_EQ(image.width(), 5);
+  EXPECT_EQ(image.height(), 4);
+}
+
+// The VP8X chunk's 24-bit canvas size is read as three bytes: a chunk that ends the file exactly
+// was read one byte past its end (AddressSanitizer reports it without the fix).
+TEST(Probe, WebpCanvasSizeIsReadWithinItsChunk) {
+  std::vector<std::uint8_t> webp = {'R', 'I', 'F', 'F', 22, 0, 0, 0, 'W', 'E', 'B', 'P',
+                                    'V', 'P', '8', 'X', 10, 0, 0, 0, 0, 0, 0, 0,
+                                    0x1F, 0x01, 0x00,   // width - 1 = 287
+                                    0x0B, 0x02, 0x00};  // height - 1 = 523
+  ASSERT_EQ(webp.size(), 30u);
+  const auto exact = std::make_unique<std::uint8_t[]>(webp.size());  // nothing readable after it
+  std::copy(webp.begin(), webp.end(), exact.get());
+  const ImageInfo info = probe(exact.get(), webp.size());
+  EXPECT_EQ(info.format, Format::Webp);
+  EXPECT_EQ(info.width, 288);
+  EXPECT_EQ(info.height, 524);
+}
+
+// Found by fuzzing: a WebP header OpenCV's WebP decoder rejects, with "DICM" at byte 128, made
+// cv::imdecode hand a few hundred bytes to its DICOM reader, which allocated gigabytes.
+TEST(Decode, ADicomSignatureNeverReachesOpenCVsDicomReader) {
+  for (const char* name : {"regression-webp-signature-dicom-oom", "regression-webp-vp8l-dicom-oom"}) {
+    const auto bytes = testing::read_bytes(testing::source_dir() / "tests/fuzz/corpus/fuzz_decode" / name);
+    try {
+      decode_image(bytes.data(), bytes.size(), {});
+      FAIL() << name << ": expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("DICOM signature"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Decode, JpegEqualsOpenCVsDecoder) {

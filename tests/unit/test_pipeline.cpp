@@ -42,6 +42,14 @@ TEST(PipelineLoad, MalformedJsonNamesFileLineAndColumn) {
   EXPECT_EQ(error_of("").substr(0, 10), "p.json:1:1");
 }
 
+// Found by tests/fuzz/fuzz_pipeline: nlohmann::json reports a number out of a double's range as
+// out_of_range, not parse_error, and it escaped as an internal error.
+TEST(PipelineLoad, NumberOutOfRangeIsInvalidJson) {
+  EXPECT_EQ(error_of("[4e888"), "p.json: invalid JSON: number overflow parsing '4e888'");
+  EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "sigma": 1e999})")),
+            "p.json: invalid JSON: number overflow parsing '1e999'");
+}
+
 TEST(PipelineLoad, CommentsAreAllowed) {
   EXPECT_NO_THROW(Pipeline::parse("// a pipeline\n{\"version\": 1, \"stages\": [] /* none */}", "p.json"));
 }

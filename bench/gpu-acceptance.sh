@@ -1,0 +1,462 @@
+#!/bin/bash
+# The GPU acceptance run: everything to check on a real GPU, in one command, with one results file.
+#
+#   bench/gpu-acceptance.sh pack [--dest DIR] [--build DIR] [--archive]
+#       Here (a machine with the toolchain): configures and builds Release for sm_90
+#       (-DCMAKE_CUDA_ARCHITECTURES=90, tests and benchmarks on) in its own build folder (default
+#       build-gpu-acceptance/), then copies into DIR (default .devpack/) everything a machine that
+#       has only an NVIDIA driver needs:
+#         bin/      augment, augment_bench_stages, augment_bench_warps, augment_bench_opencv_p1 (P1's I/O floor)
+#         tests/    the gtest binaries (run directly, not through ctest: see "run")
+#         lib/      the shared libraries all of those load (from ldd), except the C library's own
+#                   (libc, libm, ld-linux, libpthread, libdl, librt) and the driver's libcuda
+#         tools/compute-sanitizer/  when the build machine's CUDA toolkit has it
+#         README.md configs/ samples/   (the tests read them: AUGMENT_TEST_SOURCE_DIR)
+#         corpus/   imagenet-like (400 JPEGs) and hd1080/class00 (4 JPEGs), from bench/corpus.sh
+#         gpu-acceptance.sh (this script), activate (sets PATH and LD_LIBRARY_PATH), PACK_INFO
+#       With --archive also DIR.tar.xz (one file to copy).
+#
+#   DIR/gpu-acceptance.sh run [--out DIR] [--emulated] [--threads N] [--verify-images N] [--pairs N]
+#   bench/gpu-acceptance.sh run --emulated ...   (from the repository: uses .devpack/, or --pack DIR)
+#       On the GPU machine (or here with --emulated: no GPU, the emulated devices) runs, in order:
+#         1. the device inventory (augment devices; nvidia-smi when there is one);
+#         2. the GPU tests, run as gtest binaries: test_cuda (all of it: the real-GPU tests), and the
+#            GPU backend and kernel bodies on an emulated device (test_unit GpuBackend.*, StrictDevice.* and
+#            Verify*, test_stages Stages/Parity.* and Parity.*); counts of passed, skipped, failed;
+#         3. compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over a short
+#            `augment run --device cuda:N` on three samples (skipped in emulated mode: the kernels
+#            run as host loops there, nothing for it to see);
+#         4. augment verify-devices --devices all --dtypes u8,u16,f32 over corpus images for every
+#            pipeline in configs/: the CPU against every GPU, differing values per pipeline and type;
+#         5. P1 (bench/README.md) with --device cuda:N and with --device cpu against the I/O floor,
+#            alternating in pairs: the median ratios;
+#         6. per-stage kernel times (augment_bench_stages --device): ms, GB/s, % of device copy
+#            bandwidth.
+#       and writes ONE Markdown file: OUT/<date>-gpu-acceptance-<gpu name>.md (OUT default .; the
+#       gpu name is "emulated" with --emulated). Exit 1 when a check fails: a failed or (on a GPU)
+#       not-run GPU test, a sanitizer error, an 8-bit value that differs between the CPU and a GPU,
+#       or any verify-devices comparison over its stage's tolerance; 0 otherwise.
+#       --emulated sets AUGMENT_EMULATED_GPUS=2 (more emulated devices, where augment supports it)
+#       and uses small inputs so that it ends in a few minutes on two cores.
+#       Needs bash, coreutils, awk and python3 (standard library, for the verify reports).
+#
+# The first run on a GPU machine:
+#   bench/gpu-acceptance.sh pack --archive            # here
+#   (copy .devpack.tar.xz there)  tar xf .devpack.tar.xz && .devpack/gpu-acceptance.sh run --out results/
+set -uo pipefail
+
+self=$(readlink -f "${BASH_SOURCE[0]}")
+here=$(dirname "$self")
+
+die() { echo "gpu-acceptance: $*" >&2; exit 2; }
+
+# ---------------------------------------------------------------------------------------------- pack
+# The ELF files' shared libraries (resolved paths), without the C library's own and the driver's.
+needed_libs() {
+  ldd "$@" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
+    grep -Ev '/(libc|libm|libpthread|libdl|librt|libcuda|libnvidia-[a-z-]*)\.so(\.|$)|/ld-linux' || true
+}
+
+pack() {
+  local repo dest build archive=0
+  repo=$(cd "$here/.." && pwd)
+  dest="$repo/.devpack"
+  build="$repo/build-gpu-acceptance"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --dest) dest=$(readlink -m "$2"); shift 2 ;;
+      --build) build=$(readlink -m "$2"); shift 2 ;;
+      --archive) archive=1; shift ;;
+      *) die "pack: unknown option $1" ;;
+    esac
+  done
+  [ -f "$repo/CMakeLists.txt" ] || die "pack runs from the repository (bench/gpu-acceptance.sh pack)"
+  local nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+  [ -x "$nvcc" ] || nvcc=$(command -v nvcc) || die "pack needs nvcc (the CUDA toolkit) to build the CUDA backend"
+
+  echo "gpu-acceptance pack: building Release for sm_90 in $build"
+  mkdir -p "$build" || die "cannot create $build"
+  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DAUGMENT_BUILD_TESTS=ON >"$build/gpu-acceptance-configure.log" 2>&1 ||
+    { cat "$build/gpu-acceptance-configure.log"; die "configure failed"; }
+  cmake --build "$build" -j"${JOBS:-2}" || die "build failed"
+  [ -x "$build/tests/test_cuda" ] || die "no test_cuda in $build: was the build configured with tests?"
+
+  # The corpus: a subset travels.
+  local corpus="$repo/bench/corpus"
+  [ -d "$corpus/imagenet-like" ] && [ -d "$corpus/hd1080" ] || "$repo/bench/corpus.sh" "$corpus" || die "corpus failed"
+
+  echo "gpu-acceptance pack: packing into $dest"
+  rm -rf "$dest"
+  mkdir -p "$dest"/{bin,tests,lib,corpus/hd1080/class00} || die "cannot create $dest"
+  local b
+  for b in apps/augment/augment bench/augment_bench_stages bench/augment_bench_warps bench/augment_bench_opencv_p1; do
+    cp "$build/$b" "$dest/bin/" || die "missing $build/$b"
+  done
+  for b in test_unit test_stages test_cli test_cuda; do cp "$build/tests/$b" "$dest/tests/" || die "missing $b"; done
+  local libs
+  libs=$(needed_libs "$dest"/bin/* "$dest"/tests/*)
+  for b in $libs; do cp -L "$b" "$dest/lib/"; done
+
+  cp -r "$repo/README.md" "$repo/configs" "$repo/samples" "$dest/"
+  cp -r "$corpus/imagenet-like" "$dest/corpus/"
+  ls "$corpus/hd1080/class00" | sort | head -4 | while read -r f; do cp "$corpus/hd1080/class00/$f" "$dest/corpus/hd1080/class00/"; done
+
+  # compute-sanitizer is part of the toolkit, not the driver: bring it when this machine has it.
+  local san="" sandir=""
+  san=$(command -v compute-sanitizer 2>/dev/null || true)
+  [ -z "$san" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && san=/usr/local/cuda/bin/compute-sanitizer
+  if [ -n "$san" ]; then
+    sandir=$(dirname "$(readlink -f "$san")")
+    mkdir -p "$dest/tools"
+    cp -a "$sandir" "$dest/tools/compute-sanitizer"
+  fi
+
+  cp "$self" "$dest/gpu-acceptance.sh"
+  cat >"$dest/activate" <<'EOF'
+# source this file: the packed binaries and their libraries first
+_pack=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export PATH="$_pack/bin:$_pack/tests${PATH:+:$PATH}"
+[ -d "$_pack/tools/compute-sanitizer" ] && export PATH="$PATH:$_pack/tools/compute-sanitizer"
+export LD_LIBRARY_PATH="$_pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export AUGMENT_TEST_SOURCE_DIR="$_pack" AUGMENT_TEST_BINARY="$_pack/bin/augment"
+unset _pack
+EOF
+  {
+    echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "packed: $(date -u '+%F %H:%M UTC') on $(hostname)"
+    echo "build: Release, CMAKE_CUDA_ARCHITECTURES=90, $("$nvcc" --version | tail -1)"
+    echo "compute-sanitizer: ${sandir:-not packed (none on the build machine)}"
+  } >"$dest/PACK_INFO"
+
+  # Check that the packed binaries find every library with the pack's path alone.
+  local missing
+  missing=$(LD_LIBRARY_PATH="$dest/lib" ldd "$dest"/bin/* "$dest"/tests/* | grep 'not found' | sort -u || true)
+  [ -z "$missing" ] || die "libraries not found inside the pack: $missing"
+  echo "gpu-acceptance pack: $(du -sh "$dest" | cut -f1) in $dest ($(ls "$dest/lib" | wc -l) libraries)"
+  if [ "$archive" = 1 ]; then
+    tar -C "$(dirname "$dest")" -I 'xz -T0' -cf "$dest.tar.xz" "$(basename "$dest")" || die "archive failed"
+    echo "gpu-acceptance pack: $(du -sh "$dest.tar.xz" | cut -f1) in $dest.tar.xz"
+  fi
+}
+
+# ----------------------------------------------------------------------------------------------- run
+run() {
+  local pack_dir="" out=. emulated=0 threads verify_images="" pairs=""
+  threads=$(nproc)
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --out) out=$2; shift 2 ;;
+      --emulated) emulated=1; shift ;;
+      --pack) pack_dir=$(readlink -m "$2"); shift 2 ;;
+      --threads) threads=$2; shift 2 ;;
+      --verify-images) verify_images=$2; shift 2 ;;
+      --pairs) pairs=$2; shift 2 ;;
+      *) die "run: unknown option $1" ;;
+    esac
+  done
+  if [ -z "$pack_dir" ]; then
+    if [ -f "$here/activate" ]; then pack_dir=$here; else pack_dir=$(cd "$here/.." && pwd)/.devpack; fi
+  fi
+  [ -f "$pack_dir/activate" ] || die "no pack at $pack_dir (bench/gpu-acceptance.sh pack makes one)"
+  # shellcheck source=/dev/null
+  source "$pack_dir/activate"
+  local P=$pack_dir A=$pack_dir/bin/augment
+  command -v python3 >/dev/null || die "run needs python3 (the verify reports are read with its json module)"
+  mkdir -p "$out" || die "cannot create $out"
+
+  # Emulated: AUGMENT_EMULATED_GPUS gives more than one emulated device where augment supports it;
+  # "cuda-emulated" and "--devices all" work either way.
+  local gpu gpu_name
+  tmp=$(mktemp -d)  # global: the EXIT trap runs after run() has returned
+  trap 'rm -rf "$tmp"' EXIT
+  if [ "$emulated" = 1 ]; then
+    export AUGMENT_EMULATED_GPUS=2
+    gpu=cuda-emulated
+    gpu_name=emulated
+    verify_images=${verify_images:-4}
+    pairs=${pairs:-5}
+  else
+    "$A" devices --json >"$tmp/devices.json" 2>&1
+    gpu=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"]; print("cuda:%d" % d[0]["index"] if d else "")' "$tmp/devices.json" 2>/dev/null)
+    gpu_name=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"]; print(d[0]["name"] if d else "none")' "$tmp/devices.json" 2>/dev/null)
+    verify_images=${verify_images:-100}
+    pairs=${pairs:-15}
+  fi
+  local slug date file
+  slug=$(echo "${gpu_name:-none}" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+  date=$(date -u +%F)
+  file="$out/$date-gpu-acceptance-$slug.md"
+  local body=$tmp/body.md sum=$tmp/summary.md failed=0 t0=$SECONDS
+  : >"$body"
+  : >"$sum"
+  result() {  # check, verdict (ok, FAIL, skipped, info), detail
+    printf '| %s | %s | %s |\n' "$1" "$2" "$3" >>"$sum"
+    [ "$2" = FAIL ] && failed=$((failed + 1))
+    echo "gpu-acceptance: $1: $2 ($3)" >&2
+  }
+  section() { printf '\n## %s\n\n' "$1" >>"$body"; }
+  text() { printf '%s\n' "$@" >>"$body"; }
+  block() { { echo '```'; cat; echo '```'; } >>"$body"; }  # stdin, as a code block
+  # Inputs: a few samples for the sanitizer, the first images of the corpus for verify and P1.
+  mkdir -p "$tmp/samples" "$tmp/p1-in"
+  cp "$P/samples/astronaut.jpg" "$P/samples/coffee_rgba.png" "$P/samples/camera.png" "$tmp/samples/"
+  local p1_in=$P/corpus/imagenet-like
+  if [ "$emulated" = 1 ]; then  # the emulated kernels are host loops: 40 images, not 400
+    (cd "$P/corpus/imagenet-like" && find . -name '*.jpg' | sort | head -40 |
+      while read -r f; do mkdir -p "$tmp/p1-in/$(dirname "$f")"; cp "$f" "$tmp/p1-in/$f"; done)
+    p1_in=$tmp/p1-in
+  fi
+
+  # 1. devices -------------------------------------------------------------------------------------
+  section "1. Devices"
+  {
+    echo "\$ augment devices"
+    "$A" devices 2>&1
+    if command -v nvidia-smi >/dev/null; then
+      echo
+      echo "\$ nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv"
+      nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv 2>&1
+    fi
+  } | block
+  if [ "$emulated" = 1 ]; then
+    text "Emulated mode: no GPU is used. \`$gpu\` runs the GPU backend with the CUDA kernel bodies as host loops;" \
+         "AUGMENT_EMULATED_GPUS=2 is set for the builds that offer more than one emulated device."
+    result devices info "emulated: $gpu (no GPU)"
+  elif [ -n "$gpu" ]; then
+    result devices ok "$gpu: $gpu_name"
+  else
+    result devices FAIL "no usable GPU: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("why_none",""))' "$tmp/devices.json" 2>/dev/null)"
+    gpu=cuda:0  # the checks below then fail and say why
+  fi
+
+  # 2. GPU tests -----------------------------------------------------------------------------------
+  section "2. GPU tests"
+  text "The gtest binaries run directly (AUGMENT_TEST_SOURCE_DIR and AUGMENT_TEST_BINARY point at the pack)." ""
+  text "| binary | filter | passed | skipped | failed |" "|---|---|---|---|---|"
+  local t_pass=0 t_skip=0 t_fail=0 cuda_pass=0 spec bin filter log n_pass n_skip n_fail rc
+  # test_cuda: the real-GPU tests (skipped without one); the rest run the GPU backend and the
+  # kernel bodies on an emulated device: the backend's resource handling, verify, and every stage's
+  # declared cases against the CPU path.
+  for spec in "test_cuda:*" "test_unit:GpuBackend.*:StrictDevice.*:Verify*" "test_stages:Stages/Parity.*:Parity.*"; do
+    bin=${spec%%:*}
+    filter=${spec#*:}
+    log=$tmp/$bin.log
+    "$P/tests/$bin" --gtest_filter="$filter" --gtest_color=no >"$log" 2>&1
+    rc=$?
+    n_pass=$(awk '/^\[  PASSED  \] [0-9]+ test/ { print $4 }' "$log")
+    n_skip=$(awk '/^\[  SKIPPED \] [0-9]+ test/ { print $4 }' "$log")
+    n_fail=$(awk '/^\[  FAILED  \] [0-9]+ test/ { print $4 }' "$log")
+    n_pass=${n_pass:-0} n_skip=${n_skip:-0} n_fail=${n_fail:-0}
+    [ "$rc" != 0 ] && [ "$n_fail" = 0 ] && n_fail="crashed (exit $rc)"
+    text "| $bin | \`$filter\` | $n_pass | $n_skip | $n_fail |"
+    t_pass=$((t_pass + n_pass))
+    t_skip=$((t_skip + n_skip))
+    [ "$rc" != 0 ] && t_fail=$((t_fail + 1))
+    [ "$bin" = test_cuda ] && cuda_pass=$n_pass
+    if grep -q '^\[  FAILED  \]\|^\[  SKIPPED \] [A-Z]' "$log"; then
+      {
+        echo "$bin:"
+        grep -E '^\[  (FAILED|SKIPPED) \] [A-Za-z]' "$log" | sed -E 's/ \([0-9]+ ms\)$//' | sort -u | head -60
+        # the reasons gtest printed for the skips, once each
+        grep -B1 '^\[  SKIPPED \] [A-Za-z]' "$log" | grep -v '^\[\|^--' | sort | uniq -c | head -10
+      } >>"$tmp/tests-detail.txt"
+    fi
+  done
+  [ -f "$tmp/tests-detail.txt" ] && { text ""; block <"$tmp/tests-detail.txt"; }
+  if [ "$t_fail" != 0 ]; then
+    result "GPU tests" FAIL "$t_pass passed, $t_skip skipped, failures in $t_fail binaries"
+  elif [ "$emulated" = 0 ] && [ "$cuda_pass" = 0 ]; then
+    result "GPU tests" FAIL "$t_pass passed, $t_skip skipped: no real-GPU test ran"
+  else
+    result "GPU tests" ok "$t_pass passed, $t_skip skipped, 0 failed$([ "$emulated" = 1 ] && echo ' (test_cuda skips without a GPU)')"
+  fi
+
+  # 3. compute-sanitizer ---------------------------------------------------------------------------
+  section "3. compute-sanitizer"
+  local san="" tool cfg errs
+  for c in "${COMPUTE_SANITIZER:-}" "$(command -v compute-sanitizer 2>/dev/null)" /usr/local/cuda/bin/compute-sanitizer \
+           "$P/tools/compute-sanitizer/compute-sanitizer"; do
+    [ -n "$c" ] && [ -x "$c" ] && { san=$c; break; }
+  done
+  if [ "$emulated" = 1 ]; then
+    text "Skipped: emulated mode runs no CUDA kernel on a device (the kernel bodies are host loops), so there is" \
+         "nothing for compute-sanitizer to check."
+    result "compute-sanitizer" skipped "emulated mode: no device code runs"
+  elif [ -z "$san" ]; then
+    text "Not run: no compute-sanitizer (not in PATH, /usr/local/cuda/bin, the pack, or \$COMPUTE_SANITIZER)."
+    result "compute-sanitizer" FAIL "not found"
+  else
+    text "\`$san\` over \`augment run -c CONFIG -i <3 samples> --device $gpu --copies 2 --threads 2\`" \
+         "(astronaut.jpg, coffee_rgba.png, camera.png)." ""
+    text "| tool | pipeline | exit | errors |" "|---|---|---|---|"
+    local san_bad=0
+    for tool in memcheck racecheck initcheck synccheck; do
+      for cfg in default kornia-chain perspective elastic; do
+        log=$tmp/san-$tool-$cfg.log
+        "$san" --tool "$tool" --error-exitcode 99 --print-limit 20 "$A" run -c "$P/configs/$cfg.json" -i "$tmp/samples" \
+          -o "$tmp/san-out-$tool-$cfg" --device "$gpu" --copies 2 --threads 2 --progress never >"$log" 2>&1
+        rc=$?
+        errs=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | awk '{print $3}' | tail -1)
+        text "| $tool | $cfg | $rc | ${errs:-?} |"
+        if [ "$rc" != 0 ] || [ "${errs:-1}" != 0 ]; then
+          san_bad=$((san_bad + 1))
+          { echo "$tool $cfg (exit $rc):"; grep -v '^$' "$log" | head -40; } >>"$tmp/san-detail.txt"
+        fi
+      done
+    done
+    [ -f "$tmp/san-detail.txt" ] && { text ""; block <"$tmp/san-detail.txt"; }
+    if [ "$san_bad" = 0 ]; then result "compute-sanitizer" ok "memcheck, racecheck, initcheck, synccheck: 0 errors"
+    else result "compute-sanitizer" FAIL "$san_bad tool runs reported errors or failed"; fi
+  fi
+
+  # 4. verify-devices ------------------------------------------------------------------------------
+  section "4. verify-devices: the CPU against every GPU, every pipeline in configs/"
+  text "\`augment verify-devices -c CONFIG -i corpus/imagenet-like --images $verify_images --devices all --dtypes u8,u16,f32\`" \
+       "(seed 0). Differing values: the device comparisons (each stage from the CPU's input, and end to end)" \
+       "that differ at all, summed over stages and images; u8 must be 0, and every comparison within its" \
+       "stage's tolerance (exit 0)." ""
+  text "| pipeline | devices | exit | u8 differing | u16 differing | f32 differing (max) | values compared |" "|---|---|---|---|---|---|---|"
+  local verify_bad=0 verify_n=0 name require_gpu=""
+  [ "$emulated" = 0 ] && require_gpu=--require-gpu  # on a GPU machine the emulated device is no substitute
+  for cfg in "$P"/configs/*.json; do
+    name=$(basename "$cfg" .json)
+    "$A" validate "$cfg" >/dev/null 2>&1 || continue  # the schema, not a pipeline
+    verify_n=$((verify_n + 1))
+    (cd "$P" && "$A" verify-devices -c "configs/$name.json" -i corpus/imagenet-like --images "$verify_images" --seed 0 \
+      --devices all --dtypes u8,u16,f32 --threads "$threads" --report "$tmp/verify-$name.json" $require_gpu) \
+      >"$tmp/verify-$name.txt" 2>"$tmp/verify-$name.err"
+    rc=$?
+    local row
+    row=$(python3 - "$tmp/verify-$name.json" "$rc" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(f"| ? | {sys.argv[2]} | no report | | | |"); print("BAD"); sys.exit()
+diff = {"u8": 0, "u16": 0, "f32": 0}
+maxf, values = 0.0, 0
+def comps(img):
+    for s in img.get("stages", []):
+        yield from s.get("comparisons", [])
+    yield from img.get("end_to_end", [])
+for img in r.get("images", []):
+    t = img.get("dtype")
+    for c in comps(img):
+        if c.get("kind") != "devices":
+            continue
+        diff[t] = diff.get(t, 0) + c["differing"]
+        values += c["values"]
+        if t == "f32":
+            maxf = max(maxf, c["max_abs"])
+devices = ", ".join(d["name"] for d in r["devices"])
+print(f"| {devices} | {sys.argv[2]} | {diff['u8']} | {diff['u16']} | {diff['f32']} ({maxf:.3g}) | {values} |")
+print("BAD" if diff["u8"] or sys.argv[2] != "0" else "OK")
+PY
+)
+    text "| $name ${row%$'\n'*}"
+    if [ "${row##*$'\n'}" != OK ]; then
+      verify_bad=$((verify_bad + 1))
+      { echo "$name (exit $rc):"; grep -v ' ok \| equal ' "$tmp/verify-$name.txt" | head -40; head -5 "$tmp/verify-$name.err"; } >>"$tmp/verify-detail.txt"
+    fi
+  done
+  [ -f "$tmp/verify-detail.txt" ] && { text "" "Rows that are not \`ok\`/\`equal\`:"; block <"$tmp/verify-detail.txt"; }
+  text "" "<details><summary>verify-devices tables</summary>" ""
+  for cfg in "$P"/configs/*.json; do
+    name=$(basename "$cfg" .json)
+    [ -f "$tmp/verify-$name.txt" ] && block <"$tmp/verify-$name.txt"
+  done
+  text "" "</details>"
+  if [ "$verify_bad" = 0 ]; then result "verify-devices" ok "$verify_n pipelines x u8,u16,f32 x $verify_images images: 0 differing 8-bit values, all within tolerance"
+  else result "verify-devices" FAIL "$verify_bad of $verify_n pipelines differ in 8-bit values or exceed a tolerance"; fi
+
+  # 5. P1 ------------------------------------------------------------------------------------------
+  section "5. P1: $gpu and the CPU against the I/O floor"
+  local n_in floor_bin=$P/bin/augment_bench_opencv_p1
+  n_in=$(find "$p1_in" -name '*.jpg' | wc -l)
+  text "P1 = \`configs/bench-p1.json --format jpg --quality 90\` on $n_in imagenet-like images, $threads threads;" \
+       "the I/O floor is \`augment_bench_opencv_p1 io\` (bench/README.md). Each pair runs the floor, augment on the CPU" \
+       "and augment on $gpu in turn ($pairs pairs after one warm-up round); figures are medians of the per-pair ratios." ""
+  p1_one() {  # device -> seconds
+    rm -rf "$tmp/p1-out"
+    local s e
+    s=$(date +%s.%N)
+    if [ "$1" = floor ]; then "$floor_bin" io "$p1_in" "$tmp/p1-out" "$threads" >/dev/null 2>&1 || return 1
+    else "$A" run -c "$P/configs/bench-p1.json" -i "$p1_in" -o "$tmp/p1-out" --format jpg --quality 90 \
+           --threads "$threads" --device "$1" --progress never >/dev/null 2>>"$tmp/p1.err" || return 1
+      [ "$(find "$tmp/p1-out" -type f | wc -l)" = "$n_in" ] || return 1
+    fi
+    e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
+  }
+  local i f c g p1_ok=1
+  : >"$tmp/p1.tsv"
+  p1_one floor >/dev/null && p1_one cpu >/dev/null && p1_one "$gpu" >/dev/null || p1_ok=0
+  for ((i = 0; i < pairs && p1_ok; i++)); do
+    f=$(p1_one floor) && c=$(p1_one cpu) && g=$(p1_one "$gpu") || { p1_ok=0; break; }
+    echo "$f $c $g" >>"$tmp/p1.tsv"
+  done
+  if [ "$p1_ok" = 1 ]; then
+    local p1_table
+    p1_table=$(awk -v gpu="$gpu" '
+      function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                          return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+      { n++; f[n] = $1; c[n] = $2; g[n] = $3; cf[n] = $2 / $1; gf[n] = $3 / $1; gc[n] = $3 / $2 }
+      END {
+        printf "| figure | median |\n|---|---|\n"
+        printf "| I/O floor | %.3f s |\n| augment --device cpu | %.3f s |\n| augment --device %s | %.3f s |\n", median(f, n), median(c, n), gpu, median(g, n)
+        printf "| cpu / I/O floor | %.3f |\n| %s / I/O floor | %.3f |\n| %s / cpu | %.3f |\n", median(cf, n), gpu, median(gf, n), gpu, median(gc, n)
+      }' "$tmp/p1.tsv")
+    text "$p1_table"
+    result "P1" info "$(echo "$p1_table" | awk -F' *[|] *' '/\/ (I\/O floor|cpu)/ { printf "%s%s = %s", sep, $2, $3; sep = "; " }')"
+  else
+    text "P1 failed:" && tail -5 "$tmp/p1.err" 2>/dev/null | block
+    result "P1" FAIL "a run failed or wrote the wrong number of outputs"
+  fi
+
+  # 6. stage kernels -------------------------------------------------------------------------------
+  section "6. Per-stage kernel times on $gpu"
+  local image=corpus/hd1080/class00/$(ls "$P/corpus/hd1080/class00" | sort | head -1) repeats=20
+  if [ "$emulated" = 1 ]; then  # host loops: few repeats; the figures are not a GPU's
+    repeats=2
+    text "Emulated: the \"kernel\" columns time the kernel bodies run as host loops; they say nothing about a GPU." ""
+  fi
+  text "\`augment_bench_stages --device $gpu --image $(basename "$image") --repeats $repeats\`: each stage's CPU path," \
+       "and its kernels with the input resident on the device (CUDA events), the bandwidth of reading the input and" \
+       "writing the output once, and that as a share of the device's copy bandwidth." ""
+  if (cd "$P" && bin/augment_bench_stages --device "$gpu" --image "$image" --repeats "$repeats") >"$tmp/stages.txt" 2>&1; then
+    grep -v '^|' "$tmp/stages.txt" | block
+    grep '^|' "$tmp/stages.txt" >>"$body"
+    result "stage kernels" info "$(grep -c '^| {' "$tmp/stages.txt") configurations timed; $(grep -o 'copy bandwidth.*' "$tmp/stages.txt" | head -1)"
+  else
+    block <"$tmp/stages.txt"
+    result "stage kernels" FAIL "augment_bench_stages failed"
+  fi
+
+  # the file ---------------------------------------------------------------------------------------
+  {
+    echo "# GPU acceptance: ${gpu_name}$([ "$emulated" = 1 ] && echo ' (no GPU: emulated devices)'), $date"
+    echo
+    echo "| | |"
+    echo "|---|---|"
+    echo "| result | $([ "$failed" = 0 ] && echo "**PASS**" || echo "**FAIL** ($failed checks)") |"
+    echo "| mode | $([ "$emulated" = 1 ] && echo "emulated (\`--emulated\`: $gpu, AUGMENT_EMULATED_GPUS=2)" || echo "GPU ($gpu)") |"
+    echo "| machine | $(hostname), $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $threads threads used |"
+    echo "| augment | $("$A" --version 2>&1 | head -1) |"
+    sed 's/^\([^:]*\): \(.*\)$/| \1 | \2 |/' "$P/PACK_INFO"
+    echo "| time | $((SECONDS - t0)) s |"
+    echo
+    echo "| check | result | detail |"
+    echo "|---|---|---|"
+    cat "$sum"
+    cat "$body"
+  } >"$file"
+  echo "gpu-acceptance: wrote $file ($((SECONDS - t0)) s): $([ "$failed" = 0 ] && echo PASS || echo "FAIL, $failed checks")" >&2
+  [ "$failed" = 0 ]
+}
+
+case "${1:-}" in
+  pack) shift; pack "$@" ;;
+  run) shift; run "$@" ;;
+  *) sed -n '2,/^set -uo/p' "$self" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+esac

@@ -1,0 +1,41 @@
+// libFuzzer target: bytes -> probe -> decode, for every accepted format (JPEG and PNG through
+// lib/io's own libjpeg/libpng readers, BMP, TIFF and WebP through OpenCV), plus the EXIF reader.
+// A rejected file must be rejected with aug::InputError; anything else is a finding, and so is a
+// decoded image that disagrees with the header the size limit (--max-pixels) was checked against.
+#include <cstddef>
+#include <cstdint>
+
+#include <opencv2/core/utility.hpp>
+#include <opencv2/core/utils/logger.hpp>
+
+#include "lib/core/error.hpp"
+#include "lib/io/codec.hpp"
+#include "lib/io/probe.hpp"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  cv::setNumThreads(0);
+  cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const int orientation = aug::exif_orientation(data, size);
+  if (orientation < 1 || orientation > 8) __builtin_trap();
+  aug::DecodeOptions options;
+  options.max_pixels = 1 << 22;  // the fuzzer's memory limit, not a format limit
+  for (const bool allow_truncated : {false, true}) {
+    options.allow_truncated = allow_truncated;
+    try {
+      aug::ImageInfo info;
+      const aug::Image image = aug::decode_image(data, size, options, &info);
+      const bool swapped = info.orientation >= 5;
+      const int w = swapped ? info.height : info.width, h = swapped ? info.width : info.height;
+      if (image.width() != w || image.height() != h) __builtin_trap();
+      if (image.channels() != 1 && image.channels() != 3 && image.channels() != 4) __builtin_trap();
+      return 0;
+    } catch (const aug::InputError&) {
+      // rejected; try once more accepting truncated files
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,298 @@
+// The emulated device is as strict as a GPU: each deliberately broken kernel, op or data flow
+// below is a bug class that fills other GPU libraries' trackers (a table left on the host, a table
+// made on one GPU and used on another, a download read before its sync, a staging buffer refilled
+// before its copy ran, an uninitialised or freed buffer read). Each must be caught here, on a
+// machine without a GPU, with a message that says what went wrong.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/core/launch.hpp"
+#include "lib/core/error.hpp"
+#include "lib/exec/backend.hpp"
+#include "lib/gpu/device_api.hpp"
+#include "lib/stages/stage.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+// `text` contains `part`; the message shows the whole text.
+#define EXPECT_MENTIONS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "expected \"" << (part) << "\" in: " << (text)
+
+// out = table[in], per value.
+struct ReadTable {
+  AUG_FIELDS(ReadTable, in, out, table)
+  k::View<const std::uint8_t> in;
+  k::View<std::uint8_t> out;
+  const std::uint8_t* table;
+  AUG_HD void operator()(int x, int y) const {
+    for (int c = 0; c < in.channels; ++c) out.at(x, y, c) = table[in.at(x, y, c)];
+  }
+};
+
+// out = the first bytes of a scratch block it never wrote.
+struct ReadScratch {
+  AUG_FIELDS(ReadScratch, out, scratch)
+  k::View<std::uint8_t> out;
+  const std::uint8_t* scratch;
+  AUG_HD void operator()(int x, int y) const {
+    for (int c = 0; c < out.channels; ++c) out.at(x, y, c) = scratch[(static_cast<std::size_t>(y) * out.width + x) % 4096];
+  }
+};
+
+std::vector<std::uint8_t> inverting_table() {
+  std::vector<std::uint8_t> t(256);
+  for (int i = 0; i < 256; ++i) t[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(255 - i);
+  return t;
+}
+
+// An op that hands its kernel a table from wherever the test says.
+class TableOp final : public Op {
+ public:
+  enum class Source {
+    Uploaded,       // right: ctx.table() puts it on the executing device
+    HostVector,     // broken: the host copy itself
+    FirstDevice,    // broken: uploaded once, on whichever device ran first, then reused
+  };
+  TableOp(const Shape& s, Source source) : Op(s, s), source_(source), table_(inverting_table()) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    const std::uint8_t* t = nullptr;
+    switch (source_) {
+      case Source::Uploaded: t = ctx.table(table_); break;
+      case Source::HostVector: t = table_.data(); break;
+      case Source::FirstDevice:
+        if (!cached_) cached_ = ctx.table(table_);
+        t = cached_;
+        break;
+    }
+    const auto src = in.view<const std::uint8_t>();
+    const auto dst = out.view<std::uint8_t>();
+    k::for_2d(ReadTable{src, dst, t}, dst.width, dst.height, ctx.exec(), "read table");
+  }
+  nlohmann::json params() const override { return nlohmann::json::object(); }
+
+ private:
+  Source source_;
+  std::vector<std::uint8_t> table_;
+  mutable const std::uint8_t* cached_ = nullptr;
+};
+
+class ScratchOp final : public Op {
+ public:
+  explicit ScratchOp(const Shape& s) : Op(s, s) {}
+  void run(KernelContext& ctx, const ImageRef&, const ImageRef& out) const override {
+    const auto* scratch = static_cast<const std::uint8_t*>(ctx.scratch(4096));
+    const auto dst = out.view<std::uint8_t>();
+    k::for_2d(ReadScratch{dst, scratch}, dst.width, dst.height, ctx.exec(), "read scratch");
+  }
+  nlohmann::json params() const override { return nlohmann::json::object(); }
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const Image& picture() {
+  static const Image im = testing::sample("chelsea.png");
+  return im;
+}
+
+TEST(StrictDevice, UploadedTableRunsAndMatchesTheCpu) {
+  auto api = gpu::make_emulated_api(1, "emu");
+  const auto gpu = gpu::make_gpu_backend(*api, 0, 1, "emu:0");
+  const auto cpu = make_cpu_backend(1);
+  const TableOp op(picture().shape(), TableOp::Source::Uploaded);
+  EXPECT_EQ(testing::compare(gpu->run_op(op, picture(), 0), cpu->run_op(op, picture(), 0)).count, 0u);
+}
+
+TEST(StrictDevice, HostTableIsCaught) {
+  auto api = gpu::make_emulated_api(1, "emu");
+  const auto gpu = gpu::make_gpu_backend(*api, 0, 1, "emu:0");
+  const TableOp op(picture().shape(), TableOp::Source::HostVector);
+  std::string message;
+  try {
+    gpu->run_op(op, picture(), 0);
+  } catch (const DeviceError& e) {  // the device path is broken, not the image: the run stops
+    message = e.what();
+  }
+  EXPECT_MENTIONS(message, ("kernel \"read table\""));
+  EXPECT_MENTIONS(message, ("ReadTable"));
+  EXPECT_MENTIONS(message, ("member table points into host memory"));
+  // The CPU backend is where a host table belongs: the same op runs there.
+  EXPECT_NO_THROW(make_cpu_backend(1)->run_op(op, picture(), 0));
+}
+
+TEST(StrictDevice, TableFromTheOtherDeviceIsCaught) {
+  auto api = gpu::make_emulated_api(2, "emu");
+  const auto gpu0 = gpu::make_gpu_backend(*api, 0, 1, "emu:0");
+  const auto gpu1 = gpu::make_gpu_backend(*api, 1, 1, "emu:1");
+  const TableOp op(picture().shape(), TableOp::Source::FirstDevice);
+  EXPECT_NO_THROW(gpu0->run_op(op, picture(), 0));
+  const std::string message = error_of([&] { gpu1->run_op(op, picture(), 0); });
+  EXPECT_MENTIONS(message, ("on emu:1: member table points into device memory of emu:0"));
+}
+
+TEST(StrictDevice, PinnedStagingInAKernelIsCaught) {
+  auto api = gpu::make_emulated_api(1, "emu");
+  api->set_device(0);
+  const gpu::Stream s = api->stream_create();
+  auto* pinned = static_cast<std::uint8_t*>(api->pinned_alloc(256));
+  auto* image = static_cast<std::uint8_t*>(api->device_alloc(16 * 3));
+  const k::View<std::uint8_t> v{image, 4, 4, 3, 12};
+  const std::string message = error_of([&] {
+    k::for_2d(ReadTable{k::as_const(v), v, pinned}, 4, 4, k::Exec::emulated(api->host_queue(s)), "read table");
+  });
+  EXPECT_MENTIONS(message, ("member table points into pinned host memory"));
+  api->stream_destroy(s);
+  api->pinned_free(pinned);
+  api->device_free(image);
+}
+
+TEST(StrictDevice, FreedMemoryInAKernelIsCaughtAndFaultsWhenTouched) {
+  auto api = gpu::make_emulated_api(1, "emu");
+  api->set_device(0);
+  const gpu::Stream s = api->stream_create();
+  auto* image = static_cast<std::uint8_t*>(api->device_alloc(16 * 3));
+  auto* table = static_cast<std::uint8_t*>(api->device_alloc(256));
+  api->device_free(table);
+  const k::View<std::uint8_t> v{image, 4, 4, 3, 12};
+  const std::string message = error_of([&] {
+    k::for_2d(ReadTable{k::as_const(v), v, table}, 4, 4, k::Exec::emulated(api->host_queue(s)), "read table");
+  });
+  EXPECT_MENTIONS(message, ("member table points into freed (or never allocated) device memory of emu:0"));
+  EXPECT_DEATH({ [[maybe_unused]] volatile std::uint8_t b = table[0]; }, "");
+  // Reading one byte past the end of an allocation faults too (it ends at a guard page).
+  EXPECT_DEATH({ [[maybe_unused]] volatile std::uint8_t b = image[256]; }, "");
+  api->stream_destroy(s);
+  api->device_free(image);
+}
+
+TEST(StrictDevice, StreamOfAnotherDeviceIsCaught) {
+  auto api = gpu::make_emulated_api(2, "emu");
+  api->set_device(0);
+  const gpu::Stream s = api->stream_create();
+  auto* image = static_cast<std::uint8_t*>(api->device_alloc(16 * 3));
+  api->set_device(1);
+  const k::View<std::uint8_t> v{image, 4, 4, 3, 12};
+  const std::string message = error_of([&] {
+    k::for_2d(ReadTable{k::as_const(v), v, image}, 4, 4, k::Exec::emulated(api->host_queue(s)), "read table");
+  });
+  EXPECT_MENTIONS(message, ("launched on a stream of emu:0 while emu:1 is current"));
+  api->set_device(0);
+  api->stream_destroy(s);
+  api->device_free(image);
+}
+
+TEST(StrictDevice, UninitialisedScratchReadsPoison) {
+  auto api = gpu::make_emulated_api(1, "emu");
+  const auto gpu = gpu::make_gpu_backend(*api, 0, 1, "emu:0");
+  const Image im({8, 8, 3, DType::U8});
+  const ScratchOp op(im.shape());
+  for (int round = 0; round < 2; ++round) {  // fresh, then after the arena was reset
+    const Image out = gpu->run_op(op, im, 0);
+    const auto* p = static_cast<const std::uint8_t*>(out.data());
+    EXPECT_TRUE(std::all_of(p, p + out.shape().bytes(), [](std::uint8_t b) { return b == 0xFF; })) << "round " << round;
+  }
+}
+
+// The backend's own data flow, done wrong on purpose with the device API.
+struct Flow {
+  explicit Flow(std::size_t n) : api(gpu::make_emulated_api(1, "emu")), n(n) {
+    api->set_device(0);
+    s = api->stream_create();
+    a = static_cast<std::uint8_t*>(api->device_alloc(n));
+    b = static_cast<std::uint8_t*>(api->device_alloc(n));
+    in = static_cast<std::uint8_t*>(api->pinned_alloc(n));
+    out = static_cast<std::uint8_t*>(api->pinned_alloc(n));
+  }
+  ~Flow() {
+    api->stream_destroy(s);
+    for (void* p : {a, b}) api->device_free(p);
+    for (void* p : {in, out}) api->pinned_free(p);
+  }
+  Image download(const std::uint8_t* device, const Shape& shape, bool sync_first) {
+    api->copy_to_host(out, device, n, s);
+    if (sync_first) api->stream_sync(s);
+    Image im(shape);
+    std::memcpy(im.data(), out, n);  // with sync_first false: the host reads before the sync
+    api->stream_sync(s);
+    return im;
+  }
+  std::unique_ptr<gpu::DeviceApi> api;
+  std::size_t n;
+  gpu::Stream s;
+  std::uint8_t *a, *b, *in, *out;
+};
+
+TEST(StrictDevice, DownloadReadBeforeSyncGivesWrongPixels) {
+  const Image& im = picture();
+  Flow f(im.shape().bytes());
+  std::memcpy(f.in, im.data(), f.n);
+  f.api->copy_to_device(f.a, f.in, f.n, f.s);
+  const auto early = testing::compare(f.download(f.a, im.shape(), false), im);
+  EXPECT_GT(early.count, im.shape().bytes() / 2) << "a read before the sync must not see the pixels: " << early.str();
+  EXPECT_EQ(testing::compare(f.download(f.a, im.shape(), true), im).count, 0u);
+}
+
+TEST(StrictDevice, StagingRefilledBeforeItsCopyRanGivesWrongPixels) {
+  const Image& first = picture();
+  const Image second = testing::sample("coffee.png").shape() == first.shape() ? testing::sample("coffee.png") : Image(first.shape());
+  Flow f(first.shape().bytes());
+  std::memcpy(f.in, first.data(), f.n);
+  f.api->copy_to_device(f.a, f.in, f.n, f.s);
+  std::memcpy(f.in, second.data(), f.n);  // too early: the first copy has not run
+  f.api->copy_to_device(f.b, f.in, f.n, f.s);
+  const auto d = testing::compare(f.download(f.a, first.shape(), true), first);
+  EXPECT_GT(d.count, 0u) << "the first upload must carry the refilled buffer's pixels";
+}
+
+TEST(StrictDevice, CopiesCheckDirectionAndMemoryKind) {
+  auto api = gpu::make_emulated_api(2, "emu");
+  api->set_device(0);
+  const gpu::Stream s = api->stream_create();
+  void* device = api->device_alloc(1024);
+  void* pinned = api->pinned_alloc(1024);
+  std::vector<std::uint8_t> host(1024);
+  EXPECT_MENTIONS(error_of([&] { api->copy_to_device(device, host.data(), 1024, s); }), ("copy_to_device: the source must be pinned host memory of emu:0, not memory augment did not "
+                        "allocate on a device"));
+  EXPECT_MENTIONS(error_of([&] { api->copy_to_device(pinned, device, 1024, s); }), ("the destination must be device memory of emu:0, not pinned host memory"));
+  EXPECT_MENTIONS(error_of([&] { api->copy_to_host(pinned, device, 2048, s); }), ("run past its end"));
+  api->set_device(1);
+  void* other = api->device_alloc(1024);
+  api->set_device(0);
+  EXPECT_MENTIONS(error_of([&] { api->copy_to_device(other, pinned, 1024, s); }), ("the destination must be device memory of emu:0, not device memory of emu:1"));
+  EXPECT_MENTIONS(error_of([&] { api->device_free(pinned); }), ("not a live device memory allocation"));
+  api->stream_destroy(s);
+  api->device_free(device);
+  api->pinned_free(pinned);
+  api->set_device(1);
+  api->device_free(other);
+}
+
+TEST(StrictDevice, EventsTellTimeOnlyAfterTheirSync) {
+  auto api = gpu::make_emulated_api(1, "emu");
+  api->set_device(0);
+  const gpu::Stream s = api->stream_create();
+  void *a = api->event_create(), *b = api->event_create();
+  api->event_record(a, s);
+  api->event_record(b, s);
+  EXPECT_MENTIONS(error_of([&] { api->event_elapsed_ms(a, b); }), ("has not completed"));
+  api->stream_sync(s);
+  EXPECT_GE(api->event_elapsed_ms(a, b), 0.0);
+  api->event_destroy(a);
+  api->event_destroy(b);
+  api->stream_destroy(s);
+}
+
+}  // namespace
+}  // namespace aug
