@@ -83,6 +83,12 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   run_->add_option("--max-pixels", max_pixels_, "refuse larger images (checked from the header)")
       ->capture_default_str();
   run_->add_option("--device", device_, kDeviceHelp)->capture_default_str();
+  run_->add_option("--labels", run_options_.labels,
+                   "labels that move with the pixels: yolo, voc or coco=FILE (docs/labels.md)");
+  run_->add_option("--masks", masks_, "folder of segmentation masks, one per image by relative path and stem");
+  run_->add_option("--mask-suffix", run_options_.mask_suffix, "what replaces an image's extension to name its mask")
+      ->capture_default_str();
+  run_->add_option("--masks-output", masks_output_, "where the output masks go (default: OUTPUT/masks)");
   run_->add_option("--progress", progress_, "progress line: auto (on a terminal), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
@@ -145,6 +151,8 @@ Exit Commands::run() {
   o.decode.max_pixels = max_pixels_;
   if (fail_fast_) o.max_errors = 1;
   if (!manifest_.empty()) o.manifest = manifest_;
+  if (!masks_.empty()) o.masks = masks_;
+  if (!masks_output_.empty()) o.masks_output = masks_output_;
   o.progress = progress_ == "always" || (progress_ == "auto" && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO));
   o.listing = &std::cout;
   install_interrupt_handler();
@@ -164,6 +172,8 @@ Exit Commands::run() {
                                 {"device_busy_seconds", s.device_busy_seconds},
                                 {"seed", s.seed},
                                 {"interrupted", s.interrupted},
+                                {"objects_kept", s.objects_kept},
+                                {"objects_dropped", s.objects_dropped},
                                 {"exit_code", static_cast<int>(s.exit_code())}}
                      .dump()
               << std::endl;
@@ -179,6 +189,11 @@ Exit Commands::run() {
                                 : !s.device_failure.empty() ? " (stopped: the device failed)"
                                 : (s.stopped_early ? " (stopped: --max-errors)" : ""));
     std::cout << line;
+    if (!o.labels.empty()) {
+      std::snprintf(line, sizeof line, "augment: labels: %zu objects kept, %zu dropped (the manifest says why)\n",
+                    s.objects_kept, s.objects_dropped);
+      std::cout << line;
+    }
     if (s.device_busy_seconds > 0) {
       std::snprintf(line, sizeof line, "augment: %s busy %.2f s of %.2f s (%.0f%%; summed over streams, an upper bound)\n",
                     s.device.c_str(), s.device_busy_seconds, s.seconds, 100 * s.device_busy_seconds / s.seconds);

@@ -39,7 +39,8 @@ class Commands {
            *devices_ = nullptr, *verify_ = nullptr;
 
   // run
-  std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_;
+  std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_, masks_,
+      masks_output_;
   RunOptions run_options_;
   std::optional<std::uint64_t> seed_;
   std::uint64_t max_pixels_ = 100'000'000;

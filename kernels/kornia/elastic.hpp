@@ -21,7 +21,7 @@ namespace aug::k {
 enum ElasticPadding : int { kPadZeros = 0, kPadBorder = 1, kPadReflection = 2 };
 
 struct ElasticArgs {
-  AUG_FIELDS(ElasticArgs, stream, kx, ky, kx_size, ky_size, alpha_x, alpha_y, nearest, padding)
+  AUG_FIELDS(ElasticArgs, stream, kx, ky, kx_size, ky_size, alpha_x, alpha_y, nearest, padding, fill)
   KeyedStream stream;
   const float* kx = nullptr;  // x smoothing taps
   const float* ky = nullptr;  // y smoothing taps
@@ -29,6 +29,7 @@ struct ElasticArgs {
   float alpha_x = 1, alpha_y = 1;
   bool nearest = false;
   int padding = kPadZeros;
+  float fill = 0;  // nearest with zeros padding: the value outside the image (label maps; images: 0)
 };
 
 std::size_t elastic_scratch_bytes(int width, int height);
@@ -78,7 +79,7 @@ AUG_HD void elastic_sample_at(const View<const T>& in, T* out, float px, float p
     const int ix = static_cast<int>(rne(px)), iy = static_cast<int>(rne(py));
     const bool in_image = inside(ix, iy);
     const T* s = in.row(clamp_y(iy)) + clamp_x(ix) * C;
-    for (int c = 0; c < C; ++c) out[c] = (in_image || !zeros) ? s[c] : T(0);
+    for (int c = 0; c < C; ++c) out[c] = (in_image || !zeros) ? s[c] : static_cast<T>(a.fill);
     return;
   }
   if constexpr (std::is_same_v<T, float>) {

@@ -11,6 +11,31 @@
 
 namespace aug {
 
+// The "labels" block (docs/labels.md).
+static nlohmann::json labels_schema() {
+  using nlohmann::json;
+  const json size{{"type", "number"}, {"minimum", 0}};
+  json p = json::object();
+  p["min_visibility"] = {{"type", "number"}, {"minimum", 0}, {"maximum", 1},
+                         {"description", "drop objects less visible than this fraction after the whole pipeline (default 0)"}};
+  p["min_area"] = {{"type", "number"}, {"minimum", 0},
+                   {"description", "drop objects whose box is smaller, in output pixels² (default 0)"}};
+  p["min_size"] = {{"oneOf", json::array({size, {{"type", "array"}, {"items", size}, {"minItems", 2}, {"maxItems", 2}}})},
+                   {"description", "drop objects whose box is narrower or lower: [width, height] in output pixels (default 0)"}};
+  p["box_method"] = {{"enum", json::array({"corners", "ellipse"})},
+                     {"description", "boxes after rotation: enclosing box of the moved corners (default) or of the inscribed ellipse"}};
+  p["flip_index"] = {{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 0}}},
+                     {"description", "keypoint i takes keypoint flip_index[i] after a mirroring stage (YOLO's flip_idx)"}};
+  p["kpt_shape"] = {{"type", "array"}, {"items", {{"type", "integer"}}}, {"minItems", 2}, {"maxItems", 2},
+                    {"description", "YOLO pose rows: [keypoints, 2 or 3]"}};
+  p["mask_fill"] = {{"oneOf", json::array({json{{"type", "number"}, {"minimum", 0}, {"maximum", 65535}}, json{{"const", "ignore"}}})},
+                    {"description", "mask value where the image gets its constant border (default 0; \"ignore\": 255)"}};
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"description", "how labels (--labels, --masks) are moved and filtered"},
+          {"properties", p}};
+}
+
 using nlohmann::json;
 
 namespace {
@@ -301,7 +326,8 @@ json pipeline_schema() {
            {{"version", {{"const", kPipelineVersion}, {"description", "pipeline format version"}}},
             {"seed", {{"type", "integer"}, {"minimum", 0}, {"description", "default seed (--seed overrides it)"}}},
             {"description", {{"type", "string"}}},
-            {"stages", {{"$ref", "#/$defs/stage_list"}}}}},
+            {"stages", {{"$ref", "#/$defs/stage_list"}}},
+            {"labels", labels_schema()}}},
           {"$defs", defs}};
 }
 

@@ -33,17 +33,17 @@ class Loader {
  public:
   explicit Loader(std::string file) : file_(std::move(file)) {}
 
-  std::unique_ptr<Node> root(const json& doc, std::optional<std::uint64_t>& seed) {
+  std::unique_ptr<Node> root(const json& doc, std::optional<std::uint64_t>& seed, labels::LabelRules& rules) {
     const Location top{file_, ""};
     if (!doc.is_object())
       throw PipelineError(file_ + ": a pipeline is a JSON object: {\"version\": 1, \"stages\": [...]}");
-    static const std::vector<std::string> keys{"version", "seed", "stages", "description"};
+    static const std::vector<std::string> keys{"version", "seed", "stages", "description", "labels"};
     for (auto it = doc.begin(); it != doc.end(); ++it) {
       if (std::find(keys.begin(), keys.end(), it.key()) != keys.end()) continue;
       const auto near = closest(it.key(), keys, 1);
       throw PipelineError(top.child(it.key()).str() + ": unknown key \"" + it.key() + "\"" +
                           (near.empty() ? "" : " (did you mean \"" + near[0] + "\"?)") +
-                          "; a pipeline has \"version\", \"seed\", \"stages\" and \"description\"");
+                          "; a pipeline has \"version\", \"seed\", \"stages\", \"description\" and \"labels\"");
     }
     if (!doc.contains("version"))
       throw PipelineError(file_ + ": missing \"version\": " + std::to_string(kPipelineVersion));
@@ -60,6 +60,7 @@ class Loader {
     if (doc.contains("description") && !doc["description"].is_string())
       throw PipelineError(top.child("description").str() + ": \"description\" must be a string");
     if (!doc.contains("stages")) throw PipelineError(file_ + ": missing \"stages\": [...]");
+    if (doc.contains("labels")) rules = labels::LabelRules::parse(doc["labels"], file_);
 
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Sequence;
@@ -300,7 +301,7 @@ Pipeline Pipeline::parse(const std::string& text, const std::string& source_name
   Pipeline p;
   p.source_ = source_name;
   Loader loader(source_name);
-  p.root_ = loader.root(doc, p.seed_);
+  p.root_ = loader.root(doc, p.seed_, p.label_rules_);
   p.stage_count_ = loader.stages();
   return p;
 }

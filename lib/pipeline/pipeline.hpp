@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/image.hpp"
+#include "lib/labels/transform.hpp"
 #include "lib/params/config.hpp"
 #include "lib/pipeline/compositions.hpp"
 #include "lib/stages/stage.hpp"
@@ -56,6 +57,8 @@ class Pipeline {
   std::optional<std::uint64_t> seed() const { return seed_; }
   const Node& root() const { return *root_; }
   std::size_t stage_count() const { return stage_count_; }
+  // The "labels" block (defaults when the file has none): how labels are moved and filtered.
+  const labels::LabelRules& label_rules() const { return label_rules_; }
 
   // Resolves every random choice for one output. Throws InputError when the image cannot take a
   // stage (a dtype or channel count the stage does not support, a crop larger than the image...).
@@ -66,6 +69,7 @@ class Pipeline {
   std::optional<std::uint64_t> seed_;
   std::unique_ptr<Node> root_;
   std::size_t stage_count_ = 0;
+  labels::LabelRules label_rules_;
 };
 
 }  // namespace aug

@@ -16,6 +16,8 @@
 #include <spdlog/spdlog.h>
 
 #include "lib/core/log.hpp"
+#include "lib/labels/apply.hpp"
+#include "lib/labels/masks.hpp"
 #include "lib/run/files.hpp"
 #include "lib/run/interrupt.hpp"
 #include "lib/run/jobs.hpp"
@@ -120,12 +122,48 @@ std::string format_eta(double seconds) {
   return std::to_string(s / 3600) + "h" + (s % 3600 / 60 < 10 ? "0" : "") + std::to_string(s % 3600 / 60) + "m";
 }
 
+fs::path mask_output(const RunOptions& o, const std::string& out_rel) {
+  std::string suffix = o.mask_suffix;  // masks are written as PNG whatever they were read as
+  const fs::path ext = fs::path(suffix).extension();
+  if (!ext.empty() && ext != ".png") suffix = suffix.substr(0, suffix.size() - ext.string().size()) + ".png";
+  return labels::MaskFolder::output_path(o.masks_output.value_or(o.output / "masks"), out_rel, suffix);
+}
+
+// A palette mask's fill needs a colour: the palette grows to it (black; 255, the usual "ignore",
+// in Pascal VOC's void colour).
+void cover_fill(labels::Palette& palette, double fill) {
+  const auto index = static_cast<std::size_t>(fill);
+  if (index < palette.colors.size() || index > 255) return;
+  palette.colors.resize(index + 1, {0, 0, 0});
+  if (index == 255) palette.colors[255] = {224, 224, 192};
+}
+
+// Label files and masks of different outputs must not land on one another.
+void check_label_outputs(const std::vector<Job>& jobs, const RunOptions& o, const labels::Format* format) {
+  std::map<fs::path, const Job*> owner;
+  for (const auto& job : jobs) {
+    std::vector<fs::path> paths;
+    if (format) paths.push_back(format->output_path(o.output, job.out_rel));
+    if (o.masks) paths.push_back(mask_output(o, job.out_rel));
+    for (const auto& p : paths) {
+      if (p.empty()) continue;
+      const auto [it, fresh] = owner.emplace(p.lexically_normal(), &job);
+      if (!fresh)
+        throw UsageError("outputs " + it->second->out_rel + " and " + job.out_rel + " would both write " + p.string() +
+                         "; change --name");
+    }
+  }
+}
+
 // The streaming part of a run.
 class Stream {
  public:
   Stream(const Pipeline& pipeline, const RunOptions& o, const std::vector<InputFile>& inputs, std::vector<Job>& jobs,
-         Backend& backend, ManifestWriter* manifest, std::uint64_t seed, int workers)
+         Backend& backend, ManifestWriter* manifest, std::uint64_t seed, int workers, labels::Format* format,
+         const labels::MaskFolder* masks)
       : pipeline_(pipeline),
+        format_(format),
+        masks_(masks),
         o_(o),
         inputs_(inputs),
         jobs_(jobs),
@@ -182,16 +220,23 @@ class Stream {
     summary.interrupted = interrupted_;
     summary.stopped_early = stopped_early_ && device_failure_.empty();
     summary.device_failure = device_failure_;
+    summary.objects_kept = objects_kept_;
+    summary.objects_dropped = objects_dropped_;
   }
 
  private:
   struct Decoded {
     std::size_t input;
     Image image;
+    std::optional<labels::ImageLabels> labels;
+    std::optional<labels::Mask> mask;
   };
   struct Rendered {
     std::size_t job;
     Image image;
+    std::optional<labels::ImageLabels> labels;
+    std::optional<labels::Mask> mask;
+    labels::LabelCounts counts;
   };
   enum class Kind { Encode, Augment, Decode, None };
 
@@ -248,9 +293,16 @@ class Stream {
   void decode(std::size_t input) {
     try {
       const std::vector<std::uint8_t> bytes = read_file(inputs_[input].path);
-      Image image = decode_image(bytes.data(), bytes.size(), o_.decode);
+      Decoded d{input, decode_image(bytes.data(), bytes.size(), o_.decode), {}, {}};
+      const InputFile& in = inputs_[input];
+      if (format_) d.labels = format_->read(in.path, in.rel, d.image.shape().width, d.image.shape().height);
+      if (masks_) {
+        const auto file = masks_->find(in.rel);
+        if (!file) throw InputError("its mask " + masks_->path_for(in.rel).string() + " is missing");
+        d.mask = labels::read_mask(*file);
+      }
       std::lock_guard lk(m_);
-      decoded_.push_back(Decoded{input, std::move(image)});
+      decoded_.push_back(std::move(d));
     } catch (const std::exception& e) {
       fail_input(input, e.what());
     }
@@ -259,10 +311,19 @@ class Stream {
   void augment(Decoded& d, int worker) {
     for (std::size_t j : jobs_of_[d.input]) {
       const Job& job = jobs_[j];
-      Rendered r{j, {}};
+      Rendered r{j, {}, {}, {}, {}};
       try {
         const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape());
         r.image = backend_.run(plan, d.image, worker);
+        const labels::LabelRules& rules = pipeline_.label_rules();
+        if (d.labels) {
+          r.labels = *d.labels;
+          r.counts = labels::move_plan_labels(plan, *r.labels, rules, backend_, worker);
+        }
+        if (d.mask) {
+          r.mask = labels::Mask{labels::move_mask(plan, d.mask->image, rules.mask_fill, backend_, worker), d.mask->palette};
+          if (r.mask->palette) cover_fill(*r.mask->palette, rules.mask_fill);
+        }
         plans_record(j, plan);
       } catch (const DeviceError& e) {
         // The device itself failed, not this image (with several workers on one device, the
@@ -297,6 +358,15 @@ class Stream {
     try {
       const Encoded enc = encode_image(r.image, job.format, EncodeOptions{o_.quality});
       if (!enc.conversion.empty()) warn_once(std::string(format_name(job.format)) + " output: " + enc.conversion);
+      // Labels and mask first: an output image that exists (what --resume looks for) has them.
+      if (r.labels) format_->write(o_.output, job.out_rel, *r.labels);
+      if (r.mask) {
+        const std::vector<std::uint8_t> png = labels::encode_mask_png(*r.mask);
+        const fs::path path = mask_output(o_, job.out_rel);
+        std::error_code ec;
+        fs::create_directories(path.parent_path(), ec);
+        write_file_atomic(path, png.data(), png.size());
+      }
       write_file_atomic(out, enc.bytes.data(), enc.bytes.size());
     } catch (const std::exception& e) {
       fail_job(r.job, e.what());
@@ -304,10 +374,13 @@ class Stream {
     }
     if (manifest_) {
       nlohmann::json entry = take_record(r.job);
+      if (r.labels) entry["labels"] = r.counts.to_json();
       manifest_->add(r.job, entry);
     }
     std::lock_guard lk(m_);
     ++written_;
+    objects_kept_ += r.counts.kept;
+    objects_dropped_ += r.counts.dropped();
   }
 
   // The manifest line of a job: kept from its plan until the output is written.
@@ -392,6 +465,8 @@ class Stream {
   }
 
   const Pipeline& pipeline_;
+  labels::Format* format_;
+  const labels::MaskFolder* masks_;
   const RunOptions& o_;
   const std::vector<InputFile>& inputs_;
   std::vector<Job>& jobs_;
@@ -414,7 +489,7 @@ class Stream {
   std::map<std::size_t, nlohmann::json> records_;
   bool stop_ = false, interrupted_ = false, stopped_early_ = false;
   std::string device_failure_;
-  std::size_t written_ = 0, failed_jobs_ = 0;
+  std::size_t written_ = 0, failed_jobs_ = 0, objects_kept_ = 0, objects_dropped_ = 0;
   std::set<std::size_t> failed_inputs_;
   std::set<std::string> warned_;
 };
@@ -437,13 +512,25 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   summary.inputs = inputs.size();
   check_locations(o);
   std::vector<Job> jobs = plan_jobs(inputs, o);
+  const labels::LabelRules& rules = pipeline.label_rules();
+  std::unique_ptr<labels::Format> format;
+  if (!o.labels.empty())
+    format = labels::make_format(o.labels, {o.copies, rules.keypoints, rules.keypoint_dims});
+  std::optional<labels::MaskFolder> masks;
+  if (o.masks) masks.emplace(*o.masks, o.mask_suffix);
+  check_label_outputs(jobs, o, format.get());
 
   if (o.dry_run) {
     for (const auto& job : jobs) {
       const bool exists = o.resume && fs::exists(o.output / job.out_rel);
-      if (o.listing)
-        *o.listing << inputs[job.input].rel << " -> " << (o.output / job.out_rel).string()
-                   << (exists ? "  (exists, kept)" : "") << "\n";
+      if (!o.listing) continue;
+      *o.listing << inputs[job.input].rel << " -> " << (o.output / job.out_rel).string()
+                 << (exists ? "  (exists, kept)" : "") << "\n";
+      if (format) {
+        const fs::path lp = format->output_path(o.output, job.out_rel);
+        *o.listing << "  labels -> " << (lp.empty() ? (o.output / fs::path(o.labels.substr(5)).filename()).string() : lp.string()) << "\n";
+      }
+      if (masks) *o.listing << "  mask -> " << mask_output(o, job.out_rel).string() << "\n";
     }
     summary.device = "none (dry run)";
     summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -476,8 +563,13 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   std::unique_ptr<ManifestWriter> manifest;
   if (o.manifest) manifest = std::make_unique<ManifestWriter>(*o.manifest);
 
-  Stream stream(pipeline, o, inputs, jobs, *backend, manifest.get(), summary.seed, workers);
+  // A run that does not resume starts its run-wide label records (COCO's) afresh.
+  if (format && !o.resume) fs::remove_all(o.output / ".augment-labels", ec);
+
+  Stream stream(pipeline, o, inputs, jobs, *backend, manifest.get(), summary.seed, workers, format.get(),
+                masks ? &*masks : nullptr);
   stream.run(summary);
+  if (format) format->finish(o.output);
   summary.device_busy_seconds = backend->busy_seconds();
   if (manifest) manifest->finish();
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -39,6 +39,10 @@ struct RunOptions {
   std::size_t max_errors = 0;         // stop after this many failed inputs; 0: never
   DecodeOptions decode;
   DeviceSpec device;
+  std::string labels;                          // --labels yolo | voc | coco=FILE; empty: none
+  std::optional<std::filesystem::path> masks;  // --masks DIR: a label map per image
+  std::string mask_suffix = ".png";            // --mask-suffix: what replaces an image's extension
+  std::optional<std::filesystem::path> masks_output;  // --masks-output; default OUTPUT/masks
   bool progress = false;              // draw a progress line on stderr
   std::ostream* listing = nullptr;    // where --dry-run lists the outputs
 };
@@ -55,6 +59,7 @@ struct RunSummary {
   bool interrupted = false;
   bool stopped_early = false;      // --max-errors reached
   std::string device_failure;      // the device failed during the run, which stopped there (exit 1)
+  std::size_t objects_kept = 0, objects_dropped = 0;  // labelled objects in the outputs written
   std::uint64_t seed = 0;
 
   Exit exit_code() const;

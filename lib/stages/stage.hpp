@@ -3,7 +3,9 @@
 // runnable on every backend). docs/architecture.md has the recipe for adding one.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +17,17 @@
 #include "lib/params/spec.hpp"
 
 namespace aug {
+
+// How an Op moves pixels, which is how it moves labels (docs/labels.md): the forward map from input
+// pixel coordinates to output pixel coordinates, pixel centres at integers, as the Op samples.
+struct Motion {
+  // A projective map (row-major 3x3; affine when the last row is 0 0 1).
+  std::array<double, 9> matrix{1, 0, 0, 0, 1, 0, 0, 0, 1};
+  // A map that is no matrix (elastic): for each output pixel, the input position its value is
+  // sampled at, (x, y) interleaved, row-major over the output. `matrix` is unused then.
+  std::shared_ptr<const std::vector<float>> sources;
+  int out_width = 0, out_height = 0;
+};
 
 class Op {
  public:
@@ -31,6 +44,17 @@ class Op {
   virtual void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const = 0;
   // The resolved parameters, as the manifest records them.
   virtual nlohmann::json params() const = 0;
+
+  // Geometric Ops: how they move pixels; nothing for Ops that leave every pixel where it is
+  // (colour, noise, blur), whose labels and masks stay as they are.
+  virtual std::optional<Motion> motion() const { return std::nullopt; }
+  // Geometric Ops: the same geometry for a label map (`mask`: this Op's input size, 1 channel),
+  // sampled nearest, with `fill` where the image gets its constant border. Null for the others.
+  virtual std::unique_ptr<Op> for_mask(const Shape& mask, double fill) const {
+    (void)mask;
+    (void)fill;
+    return nullptr;
+  }
 
  private:
   Shape in_, out_;

@@ -126,7 +126,7 @@ TEST(PipelineLoad, TopLevel) {
             "p.json:/seed: \"seed\" must be a non-negative integer (got -3)");
   EXPECT_EQ(error_of(R"({"version": 1, "stage": []})"),
             "p.json:/stage: unknown key \"stage\" (did you mean \"stages\"?); a pipeline has \"version\", \"seed\", "
-            "\"stages\" and \"description\"");
+            "\"stages\", \"description\" and \"labels\"");
   EXPECT_EQ(error_of(R"([1, 2])"), "p.json: a pipeline is a JSON object: {\"version\": 1, \"stages\": [...]}");
   EXPECT_EQ(error_of(stages(R"(["flip"])")),
             "p.json:/stages/0: a stage is an object with a \"stage\" key, e.g. {\"stage\": \"flip\"}");

@@ -105,8 +105,9 @@ Taps bicubic_taps(int d, double scale, int src_len) {
   return taps;
 }
 
-Taps nearest_taps(int d, double scale, int src_len) {
-  return {{std::min(static_cast<int>(std::floor(d * scale)), src_len - 1), 1.0}};
+Taps nearest_taps(int d, double scale, int src_len, bool centred) {
+  const double at = centred ? (d + 0.5) * scale : d * scale;
+  return {{std::min(static_cast<int>(std::floor(at)), src_len - 1), 1.0}};
 }
 
 // Box overlap of output cell [d*scale, (d+1)*scale) with the source pixels (shrinking axis).
@@ -137,14 +138,14 @@ Taps area_enlarge_taps(int d, double scale, int src_len) {
 
 }  // namespace
 
-AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype) {
+AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype, bool centred) {
   if (src_len <= 0 || dst_len <= 0) throw std::invalid_argument("resize_axis: empty axis");
   // As cv::resize with an explicit size: inv_scale = dst/src, scale = 1/inv_scale.
   const double scale = 1.0 / (static_cast<double>(dst_len) / src_len);
   std::vector<Taps> per_output(dst_len);
   for (int d = 0; d < dst_len; ++d) {
     switch (interp) {
-      case Interp::Nearest: per_output[d] = nearest_taps(d, scale, src_len); break;
+      case Interp::Nearest: per_output[d] = nearest_taps(d, scale, src_len, centred); break;
       case Interp::Bilinear: per_output[d] = bilinear_taps(d, scale, src_len); break;
       case Interp::Bicubic: per_output[d] = bicubic_taps(d, scale, src_len); break;
       case Interp::Area:
@@ -218,8 +219,8 @@ namespace {
 
 class ResampleOp final : public Op {
  public:
-  ResampleOp(const Shape& in, const Window& window, int out_width, int out_height, Interp interp)
-      : Op(in, Shape{out_width, out_height, in.channels, in.dtype}), window_(window), interp_(interp) {}
+  ResampleOp(const Shape& in, const Window& window, int out_width, int out_height, Interp interp, bool centred = false)
+      : Op(in, Shape{out_width, out_height, in.channels, in.dtype}), window_(window), interp_(interp), centred_(centred) {}
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     run_separable(ctx, in, out, axis_h(), axis_v(), resize_frac_bits(interp_, out_shape().dtype));
@@ -232,16 +233,29 @@ class ResampleOp final : public Op {
     return j;
   }
 
+  std::optional<Motion> motion() const override {
+    // Output pixel d samples the window at (d + 0.5) / s - 0.5 with s = out / window (cv::resize).
+    const double sx = static_cast<double>(out_shape().width) / window_.width;
+    const double sy = static_cast<double>(out_shape().height) / window_.height;
+    return Motion{.matrix = {sx, 0, (0.5 - window_.x) * sx - 0.5, 0, sy, (0.5 - window_.y) * sy - 0.5, 0, 0, 1},
+                  .out_width = out_shape().width,
+                  .out_height = out_shape().height};
+  }
+  std::unique_ptr<Op> for_mask(const Shape& mask, double) const override {
+    return std::make_unique<ResampleOp>(mask, window_, out_shape().width, out_shape().height, Interp::Nearest, true);
+  }
+
  private:
   AxisTable axis_h() const {
-    return resize_axis(window_.width, out_shape().width, window_.x, interp_, out_shape().dtype);
+    return resize_axis(window_.width, out_shape().width, window_.x, interp_, out_shape().dtype, centred_);
   }
   AxisTable axis_v() const {
-    return resize_axis(window_.height, out_shape().height, window_.y, interp_, out_shape().dtype);
+    return resize_axis(window_.height, out_shape().height, window_.y, interp_, out_shape().dtype, centred_);
   }
 
   Window window_;
   Interp interp_;
+  bool centred_;
 };
 
 }  // namespace

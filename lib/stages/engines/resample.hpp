@@ -34,8 +34,10 @@ struct AxisTable {
   int max_index() const;
 };
 
-// Resampling of source positions [offset, offset + src_len) onto dst_len outputs.
-AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype);
+// Resampling of source positions [offset, offset + src_len) onto dst_len outputs. `centred`
+// nearest (label maps) takes the source pixel under each output pixel's centre, floor((d + 0.5)
+// scale) (OpenCV's INTER_NEAREST_EXACT), where plain nearest is OpenCV's floor(d scale).
+AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype, bool centred = false);
 
 // Correlation with `kernel` (odd length, sums to 1, from cv::getGaussianKernel) under `border`.
 AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype);

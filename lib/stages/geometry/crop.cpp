@@ -99,6 +99,14 @@ class CropOp final : public Op {
     if (at_.padded()) j[kBorder.name] = border_words().name(border_);
     return j;
   }
+  std::optional<Motion> motion() const override {
+    // Input x sits at x + padding + extra in the padded image, whose window starts at x_.
+    const double dx = at_.padding[0] + at_.extra[0] - x_, dy = at_.padding[1] + at_.extra[1] - y_;
+    return Motion{.matrix = {1, 0, dx, 0, 1, dy, 0, 0, 1}, .out_width = out_shape().width, .out_height = out_shape().height};
+  }
+  std::unique_ptr<Op> for_mask(const Shape& mask, double fill) const override {
+    return std::make_unique<CropOp>(mask, at_, out_shape().width, out_shape().height, border_, std::vector<double>{fill});
+  }
 
  private:
   int x_, y_;

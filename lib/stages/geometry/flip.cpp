@@ -46,6 +46,16 @@ class FlipOp final : public Op {
   nlohmann::json params() const override {
     return {{kDirection.name, kDirections.name(horizontal_ ? Direction::Horizontal : Direction::Vertical)}};
   }
+  std::optional<Motion> motion() const override {
+    const Shape& s = in_shape();
+    Motion m{.out_width = s.width, .out_height = s.height};
+    if (horizontal_) m.matrix = {-1, 0, s.width - 1.0, 0, 1, 0, 0, 0, 1};  // x' = W - 1 - x
+    else m.matrix = {1, 0, 0, 0, -1, s.height - 1.0, 0, 0, 1};
+    return m;
+  }
+  std::unique_ptr<Op> for_mask(const Shape& mask, double) const override {
+    return std::make_unique<FlipOp>(mask, horizontal_);
+  }
 
  private:
   bool horizontal_;

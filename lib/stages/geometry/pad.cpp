@@ -92,6 +92,14 @@ class PadOp final : public Op {
   nlohmann::json params() const override {
     return {{kPadding.name, sides_json(sides_)}, {kBorder.name, border_words().name(border_)}};
   }
+  std::optional<Motion> motion() const override {
+    return Motion{.matrix = {1, 0, static_cast<double>(sides_[0]), 0, 1, static_cast<double>(sides_[1]), 0, 0, 1},
+                  .out_width = out_shape().width,
+                  .out_height = out_shape().height};
+  }
+  std::unique_ptr<Op> for_mask(const Shape& mask, double fill) const override {
+    return std::make_unique<PadOp>(mask, sides_, border_, std::vector<double>{fill});
+  }
 
  private:
   Sides sides_;

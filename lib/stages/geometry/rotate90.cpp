@@ -73,6 +73,32 @@ class Rotate90Op final : public Op {
     with_views(in, out, [&](auto src, auto dst) { k::rotate90(src, dst, m, ctx.exec()); });
   }
   nlohmann::json params() const override { return {{kK.name, k_}, {kTranspose.name, transpose_}}; }
+  std::optional<Motion> motion() const override {
+    // The transpose (x, y) -> (y, x) first, then k quarter turns counter-clockwise on screen, each
+    // (x, y) -> (y, w - 1 - x) for a w-wide image.
+    using M = std::array<double, 9>;
+    auto mul = [](const M& a, const M& b) {
+      M r{};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          for (int t = 0; t < 3; ++t) r[i * 3 + j] += a[i * 3 + t] * b[t * 3 + j];
+      return r;
+    };
+    M m{1, 0, 0, 0, 1, 0, 0, 0, 1};
+    int w = in_shape().width, h = in_shape().height;
+    if (transpose_) {
+      m = {0, 1, 0, 1, 0, 0, 0, 0, 1};
+      std::swap(w, h);
+    }
+    for (int t = 0; t < k_; ++t) {
+      m = mul(M{0, 1, 0, -1, 0, w - 1.0, 0, 0, 1}, m);
+      std::swap(w, h);
+    }
+    return Motion{.matrix = m, .out_width = out_shape().width, .out_height = out_shape().height};
+  }
+  std::unique_ptr<Op> for_mask(const Shape& mask, double) const override {
+    return std::make_unique<Rotate90Op>(mask, k_, transpose_);
+  }
 
  private:
   int k_;

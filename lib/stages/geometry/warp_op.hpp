@@ -3,6 +3,8 @@
 #pragma once
 
 #include <array>
+#include <memory>
+#include <optional>
 #include <string>
 #include <cmath>
 #include <utility>
@@ -104,6 +106,16 @@ class WarpOp final : public Op {
   }
 
   const Warp& warp() const { return w_; }
+
+  std::optional<Motion> motion() const override {
+    return Motion{.matrix = w_.matrix, .out_width = w_.out_width, .out_height = w_.out_height};
+  }
+  std::unique_ptr<Op> for_mask(const Shape& mask, double fill) const override {
+    Warp w = w_;
+    w.interp = Interp::Nearest;
+    w.fill = {fill, fill, fill, fill};
+    return std::make_unique<WarpOp>(mask, w, drawn_);
+  }
 
  private:
   Warp w_;

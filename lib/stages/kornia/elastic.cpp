@@ -109,6 +109,44 @@ class ElasticOp final : public Op {
             {kBorder.name, border_words().name(c_.border)}};
   }
 
+  std::optional<Motion> motion() const override {
+    // Where each output pixel samples: the same field run on an image of its own coordinates,
+    // bilinear with the border replicated (a bilinear sample of a linear ramp is the position).
+    const Shape& s = in_shape();
+    const Shape coords{s.width, s.height, 3, DType::F32};
+    Image ramp(coords), at(coords);
+    for (int y = 0; y < s.height; ++y) {
+      float* row = ramp.view<float>().row(y);
+      for (int x = 0; x < s.width; ++x) {
+        row[3 * x] = static_cast<float>(x);
+        row[3 * x + 1] = static_cast<float>(y);
+        row[3 * x + 2] = 0.f;
+      }
+    }
+    ElasticConfig c = c_;
+    c.nearest = false;
+    c.border = Border::Replicate;
+    ElasticOp probe(coords, c, args_.stream);
+    HostKernelContext ctx;
+    probe.run(ctx, ramp.ref(), at.ref());
+    auto sources = std::make_shared<std::vector<float>>(2 * static_cast<std::size_t>(s.width) * s.height);
+    for (int y = 0; y < s.height; ++y) {
+      const float* row = at.view<float>().row(y);
+      for (int x = 0; x < s.width; ++x) {
+        (*sources)[2 * (static_cast<std::size_t>(y) * s.width + x)] = row[3 * x];
+        (*sources)[2 * (static_cast<std::size_t>(y) * s.width + x) + 1] = row[3 * x + 1];
+      }
+    }
+    return Motion{.sources = std::move(sources), .out_width = s.width, .out_height = s.height};
+  }
+  std::unique_ptr<Op> for_mask(const Shape& mask, double fill) const override {
+    ElasticConfig c = c_;
+    c.nearest = true;
+    auto op = std::make_unique<ElasticOp>(mask, c, args_.stream);
+    op->args_.fill = static_cast<float>(fill);
+    return op;
+  }
+
  private:
   ElasticConfig c_;
   std::vector<float> kx_, ky_;

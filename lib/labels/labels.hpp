@@ -1,0 +1,122 @@
+// Labels that travel with an image: boxes, polygons, keypoints and per-object masks, in one
+// format-neutral model that every reader fills and every writer reads (docs/labels.md).
+//
+// Coordinates are absolute pixels of the image they belong to, with pixel edges at integers:
+// pixel (i, j) covers [i, i + 1) x [j, j + 1), so a box around the whole W x H image is
+// (0, 0, W, H). YOLO's normalised values are multiplied by W and H, Pascal VOC's 1-based
+// inclusive corners become (xmin - 1, ymin - 1, xmax, ymax), COCO's coordinates are already
+// in this frame.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace aug::labels {
+
+struct Point {
+  double x = 0, y = 0;
+};
+
+struct Box {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // x0 <= x1, y0 <= y1
+  double width() const { return x1 - x0; }
+  double height() const { return y1 - y0; }
+  double area() const { return width() * height(); }
+};
+
+// v as COCO: 0 not labelled (or left the image: then x = y = 0), 1 labelled but hidden, 2 visible.
+struct Keypoint {
+  double x = 0, y = 0;
+  int v = 2;
+};
+
+// One object's binary mask over the whole image (COCO RLE objects), row-major, 0 or 1.
+struct BinaryMask {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> data;
+};
+
+using Polygon = std::vector<Point>;
+
+// Shoelace area of a polygon (absolute value).
+inline double polygon_area(const Polygon& p) {
+  double twice = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const Point& a = p[i];
+    const Point& b = p[(i + 1) % p.size()];
+    twice += a.x * b.y - b.x * a.y;
+  }
+  return (twice < 0 ? -twice : twice) / 2;
+}
+
+struct Object {
+  int category = 0;                    // YOLO class, COCO category_id; VOC: index of `name` in the run's names
+  std::string name;                    // VOC's <name>
+  std::optional<Box> box;              // every format has one (YOLO segments and COCO without bbox: derived)
+  std::vector<Polygon> polygons;       // YOLO segment rows (one), COCO polygons (one or more)
+  std::optional<BinaryMask> mask;      // COCO RLE (iscrowd 1 or RLE segmentation)
+  std::vector<Keypoint> keypoints;     // YOLO pose, COCO keypoints; the length never changes
+  nlohmann::json extra = nlohmann::json::object();  // the format's other fields, kept as read
+};
+
+struct ImageLabels {
+  int width = 0, height = 0;
+  std::vector<Object> objects;
+  // False while no stage has moved the pixels: a writer then writes each kept object's numbers
+  // exactly as they were read (an identity pipeline gives the label file back byte for byte).
+  bool moved = false;
+  nlohmann::json extra = nlohmann::json::object();  // the format's per-image data, kept as read
+};
+
+struct FormatOptions {
+  std::uint32_t copies = 1;  // outputs per input (--copies)
+  // YOLO pose rows: keypoints per object and values per keypoint (2: x y, 3: x y v), as
+  // Ultralytics' kpt_shape; 0 keypoints: rows are boxes (5 values) or segments (1 + 2n).
+  int keypoints = 0, keypoint_dims = 3;
+};
+
+// A label format for one run: where each input's labels are, how they are read, where each
+// output's labels go and how they are written. Readers and writers are called from worker
+// threads at once: implementations are thread-safe.
+class Format {
+ public:
+  virtual ~Format() = default;
+  virtual std::string name() const = 0;  // "yolo", "coco", "voc"
+
+  // The labels of the input image `image` (its relative path `rel` under the input root) of
+  // size width x height. A missing label file is an image without objects. A malformed one
+  // throws InputError naming the file and, where there is one, the line.
+  virtual ImageLabels read(const std::filesystem::path& image, const std::string& rel, int width,
+                           int height) const = 0;
+
+  // The label file an output image `output_image` (relative path `out_rel` under `output_root`)
+  // gets, written atomically; empty for formats that write one file for the run (COCO).
+  virtual std::filesystem::path output_path(const std::filesystem::path& output_root,
+                                            const std::string& out_rel) const = 0;
+  // Writes (or, for COCO, records) the labels of one output image. Throws InputError on failure.
+  virtual void write(const std::filesystem::path& output_root, const std::string& out_rel,
+                     const ImageLabels& labels) = 0;
+  // After the run (also an interrupted one): writes what is written once per run (COCO's JSON).
+  virtual void finish(const std::filesystem::path& output_root) = 0;
+};
+
+// Where a per-image label file of output `out_rel` goes: `rename` (a format's image-path to
+// label-path rule, e.g. images/ -> labels/) applied to the output folder's own name and out_rel,
+// never to the folders above the output folder (-o aug/images writes aug/labels/...).
+std::filesystem::path output_label_path(const std::filesystem::path& output_root, const std::string& out_rel,
+                                        std::filesystem::path (*rename)(const std::filesystem::path&));
+
+// --labels yolo | voc | coco=FILE. Throws UsageError for another value or an unreadable COCO file.
+std::unique_ptr<Format> make_format(const std::string& spec, const FormatOptions& options);
+
+std::unique_ptr<Format> make_yolo_format(const FormatOptions& options);
+std::unique_ptr<Format> make_voc_format(const FormatOptions& options);
+std::unique_ptr<Format> make_coco_format(const std::filesystem::path& file, const FormatOptions& options);
+
+}  // namespace aug::labels

@@ -1,0 +1,339 @@
+#include "lib/labels/transform.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "lib/core/error.hpp"
+
+namespace aug::labels {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+[[noreturn]] void bad(const std::string& source, const std::string& key, const std::string& why) {
+  throw PipelineError(source + ": /labels/" + key + " " + why);
+}
+
+double number(const nlohmann::json& v, const std::string& source, const std::string& key, double lo, double hi) {
+  if (!v.is_number()) bad(source, key, "must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d < lo || d > hi)
+    bad(source, key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + v.dump());
+  return d;
+}
+
+// The forward map in the Op's frame (pixel centres at integers).
+Point map_centre(const Motion& m, Point p) {
+  if (!m.sources) {
+    const auto& a = m.matrix;
+    const double w = a[6] * p.x + a[7] * p.y + a[8];
+    const double s = std::abs(w) < 1e-12 ? 1e-12 : w;
+    return {(a[0] * p.x + a[1] * p.y + a[2]) / s, (a[3] * p.x + a[4] * p.y + a[5]) / s};
+  }
+  // A sampled field src(q) (output -> input): solve src(q) = p by fixed-point steps from q = p,
+  // src read bilinearly, continued outside the field by its edge displacement.
+  const int W = m.out_width, H = m.out_height;
+  const std::vector<float>& f = *m.sources;
+  auto src = [&](double qx, double qy) {
+    const double cx = std::clamp(qx, 0.0, W - 1.0), cy = std::clamp(qy, 0.0, H - 1.0);
+    const int x0 = std::min(static_cast<int>(cx), std::max(W - 2, 0)), y0 = std::min(static_cast<int>(cy), std::max(H - 2, 0));
+    const int x1 = std::min(x0 + 1, W - 1), y1 = std::min(y0 + 1, H - 1);
+    const double tx = cx - x0, ty = cy - y0;
+    auto at = [&](int x, int y, int c) { return static_cast<double>(f[2 * (static_cast<std::size_t>(y) * W + x) + c]); };
+    Point r;
+    for (int c = 0; c < 2; ++c) {
+      const double v = (1 - ty) * ((1 - tx) * at(x0, y0, c) + tx * at(x1, y0, c)) +
+                       ty * ((1 - tx) * at(x0, y1, c) + tx * at(x1, y1, c));
+      (c == 0 ? r.x : r.y) = v + (c == 0 ? qx - cx : qy - cy);
+    }
+    return r;
+  };
+  Point q = p;
+  for (int i = 0; i < 30; ++i) {
+    const Point s = src(q.x, q.y);
+    const double ex = p.x - s.x, ey = p.y - s.y;
+    q.x += ex;
+    q.y += ey;
+    if (std::abs(ex) + std::abs(ey) < 1e-4) break;
+  }
+  return q;
+}
+
+Polygon move_polygon(const Motion& m, const Polygon& poly) {
+  Polygon out;
+  out.reserve(poly.size());
+  for (const Point& p : poly) out.push_back(move_point(m, p));
+  return out;
+}
+
+// Edges no longer than `step` pixels, so that a map that is no matrix bends them.
+Polygon densify(const Polygon& poly, double step) {
+  if (poly.size() < 2) return poly;
+  Polygon out;
+  for (std::size_t i = 0; i < poly.size(); ++i) {
+    const Point a = poly[i], b = poly[(i + 1) % poly.size()];
+    const int n = std::max(1, static_cast<int>(std::ceil(std::hypot(b.x - a.x, b.y - a.y) / step)));
+    for (int k = 0; k < n; ++k) out.push_back({a.x + (b.x - a.x) * k / n, a.y + (b.y - a.y) * k / n});
+  }
+  return out;
+}
+
+// Sutherland-Hodgman against the rectangle [0, W] x [0, H].
+Polygon clip(const Polygon& poly, double W, double H) {
+  Polygon cur = poly;
+  for (int edge = 0; edge < 4 && !cur.empty(); ++edge) {
+    auto inside = [&](const Point& p) {
+      switch (edge) {
+        case 0: return p.x >= 0;
+        case 1: return p.x <= W;
+        case 2: return p.y >= 0;
+        default: return p.y <= H;
+      }
+    };
+    auto cross = [&](const Point& a, const Point& b) {
+      const double bound = edge == 0 || edge == 2 ? 0 : (edge == 1 ? W : H);
+      const bool on_x = edge < 2;
+      const double t = on_x ? (bound - a.x) / (b.x - a.x) : (bound - a.y) / (b.y - a.y);
+      Point r{a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
+      (on_x ? r.x : r.y) = bound;
+      return r;
+    };
+    Polygon next;
+    for (std::size_t i = 0; i < cur.size(); ++i) {
+      const Point& a = cur[i];
+      const Point& b = cur[(i + 1) % cur.size()];
+      const bool ia = inside(a), ib = inside(b);
+      if (ia) next.push_back(a);
+      if (ia != ib) next.push_back(cross(a, b));
+    }
+    cur = std::move(next);
+  }
+  return cur;
+}
+
+std::optional<Box> bounds(const std::vector<Polygon>& polys) {
+  Box b{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest(),
+        std::numeric_limits<double>::lowest()};
+  bool any = false;
+  for (const Polygon& poly : polys)
+    for (const Point& p : poly) {
+      b.x0 = std::min(b.x0, p.x);
+      b.y0 = std::min(b.y0, p.y);
+      b.x1 = std::max(b.x1, p.x);
+      b.y1 = std::max(b.y1, p.y);
+      any = true;
+    }
+  if (!any) return std::nullopt;
+  return b;
+}
+
+std::optional<Box> mask_bounds(const BinaryMask& m) {
+  int x0 = m.width, y0 = m.height, x1 = -1, y1 = -1;
+  for (int y = 0; y < m.height; ++y)
+    for (int x = 0; x < m.width; ++x)
+      if (m.data[static_cast<std::size_t>(y) * m.width + x]) {
+        x0 = std::min(x0, x);
+        y0 = std::min(y0, y);
+        x1 = std::max(x1, x);
+        y1 = std::max(y1, y);
+      }
+  if (x1 < 0) return std::nullopt;
+  return Box{double(x0), double(y0), x1 + 1.0, y1 + 1.0};
+}
+
+Polygon box_outline(const Box& b, BoxMethod method) {
+  if (method == BoxMethod::Corners) return {{b.x0, b.y0}, {b.x1, b.y0}, {b.x1, b.y1}, {b.x0, b.y1}};
+  Polygon e;  // the inscribed ellipse, 64 points
+  const double cx = (b.x0 + b.x1) / 2, cy = (b.y0 + b.y1) / 2, rx = b.width() / 2, ry = b.height() / 2;
+  for (int i = 0; i < 64; ++i) e.push_back({cx + rx * std::cos(2 * kPi * i / 64), cy + ry * std::sin(2 * kPi * i / 64)});
+  return e;
+}
+
+// An object on its way through the steps.
+struct Tracked {
+  std::vector<Polygon> shape;  // clipped at every step: its own polygons, else the box outline
+  std::vector<Polygon> full;   // the same, never clipped: what the object would cover
+  bool polygons = false;       // shape is the object's polygons
+};
+
+double area_of(const std::vector<Polygon>& polys) {
+  double a = 0;
+  for (const Polygon& p : polys) a += polygon_area(p);
+  return a;
+}
+
+}  // namespace
+
+Point move_point(const Motion& m, Point p) {
+  const Point q = map_centre(m, {p.x - 0.5, p.y - 0.5});
+  return {q.x + 0.5, q.y + 0.5};
+}
+
+bool mirrors(const Motion& m) {
+  if (m.sources) return false;
+  const auto& a = m.matrix;
+  const double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+                     a[2] * (a[3] * a[7] - a[4] * a[6]);
+  return det < 0;
+}
+
+LabelRules LabelRules::parse(const nlohmann::json& block, const std::string& source) {
+  LabelRules r;
+  if (!block.is_object()) throw PipelineError(source + ": /labels must be an object");
+  for (const auto& [key, v] : block.items()) {
+    if (key == "min_visibility") {
+      r.min_visibility = number(v, source, key, 0, 1);
+    } else if (key == "min_area") {
+      r.min_area = number(v, source, key, 0, 1e12);
+    } else if (key == "min_size") {
+      if (v.is_array() && v.size() == 2) r.min_size = {number(v[0], source, key, 0, 1e6), number(v[1], source, key, 0, 1e6)};
+      else if (v.is_number()) r.min_size[0] = r.min_size[1] = number(v, source, key, 0, 1e6);
+      else bad(source, key, "must be a number or [width, height]");
+    } else if (key == "box_method") {
+      if (v == "corners") r.box_method = BoxMethod::Corners;
+      else if (v == "ellipse") r.box_method = BoxMethod::Ellipse;
+      else bad(source, key, "must be \"corners\" or \"ellipse\", got " + v.dump());
+    } else if (key == "flip_index") {
+      if (!v.is_array()) bad(source, key, "must be a list of keypoint indices");
+      for (const auto& i : v) {
+        if (!i.is_number_integer() || i.get<int>() < 0 || i.get<int>() >= static_cast<int>(v.size()))
+          bad(source, key, "must hold indices from 0 to " + std::to_string(v.size() - 1) + ", got " + i.dump());
+        r.flip_index.push_back(i.get<int>());
+      }
+    } else if (key == "kpt_shape") {
+      if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer() ||
+          v[0].get<int>() < 1 || (v[1].get<int>() != 2 && v[1].get<int>() != 3))
+        bad(source, key, "must be [keypoints, 2 or 3] as Ultralytics' kpt_shape, got " + v.dump());
+      r.keypoints = v[0].get<int>();
+      r.keypoint_dims = v[1].get<int>();
+    } else if (key == "mask_fill") {
+      if (v == "ignore") r.mask_fill = 255;
+      else r.mask_fill = std::round(number(v, source, key, 0, 65535));
+    } else {
+      throw PipelineError(source + ": /labels/" + key +
+                       " is not a labels setting (min_visibility, min_area, min_size, box_method, flip_index, "
+                       "kpt_shape, mask_fill)");
+    }
+  }
+  if (!r.flip_index.empty() && r.keypoints && static_cast<int>(r.flip_index.size()) != r.keypoints)
+    bad(source, "flip_index", "has " + std::to_string(r.flip_index.size()) + " entries for " +
+                                   std::to_string(r.keypoints) + " keypoints (kpt_shape)");
+  return r;
+}
+
+nlohmann::json LabelRules::to_json() const {
+  nlohmann::json j{{"min_visibility", min_visibility},
+                   {"min_area", min_area},
+                   {"min_size", min_size},
+                   {"box_method", box_method == BoxMethod::Corners ? "corners" : "ellipse"},
+                   {"mask_fill", mask_fill}};
+  if (!flip_index.empty()) j["flip_index"] = flip_index;
+  if (keypoints) j["kpt_shape"] = {keypoints, keypoint_dims};
+  return j;
+}
+
+nlohmann::json LabelCounts::to_json() const {
+  return {{"kept", kept},
+          {"dropped", dropped()},
+          {"dropped_by", {{"outside", outside}, {"min_visibility", visibility}, {"min_area", area}, {"min_size", size}}}};
+}
+
+LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions, const LabelRules& rules) {
+  std::vector<Tracked> tracked(labels.objects.size());
+  for (std::size_t i = 0; i < labels.objects.size(); ++i) {
+    Object& o = labels.objects[i];
+    Tracked& t = tracked[i];
+    if (!o.polygons.empty()) {
+      t.polygons = true;
+      t.shape = o.polygons;
+    } else if (o.box) {
+      t.shape = {box_outline(*o.box, rules.box_method)};
+    } else if (o.mask) {
+      if (auto b = mask_bounds(*o.mask)) t.shape = {box_outline(*b, rules.box_method)};
+    }
+    t.full = t.shape;
+  }
+
+  int W = labels.width, H = labels.height;
+  for (const Motion& m : motions) {
+    const bool swap = mirrors(m) && !rules.flip_index.empty();
+    W = m.out_width;
+    H = m.out_height;
+    for (std::size_t i = 0; i < labels.objects.size(); ++i) {
+      Object& o = labels.objects[i];
+      Tracked& t = tracked[i];
+      for (auto* set : {&t.shape, &t.full}) {
+        std::vector<Polygon> moved;
+        for (const Polygon& p : *set) {
+          const Polygon src = m.sources && !t.polygons ? densify(p, 4.0) : p;
+          Polygon q = move_polygon(m, src);
+          if (set == &t.shape) q = clip(q, W, H);
+          if (q.size() >= 3) moved.push_back(std::move(q));
+        }
+        *set = std::move(moved);
+      }
+      for (Keypoint& k : o.keypoints) {
+        if (k.v == 0) continue;
+        const Point q = move_point(m, {k.x, k.y});
+        if (q.x < 0 || q.y < 0 || q.x >= W || q.y >= H) k = Keypoint{0, 0, 0};
+        else k.x = q.x, k.y = q.y;
+      }
+      if (swap && o.keypoints.size() == rules.flip_index.size()) {
+        std::vector<Keypoint> k(o.keypoints.size());
+        for (std::size_t j = 0; j < k.size(); ++j) k[j] = o.keypoints[static_cast<std::size_t>(rules.flip_index[j])];
+        o.keypoints = std::move(k);
+      }
+    }
+  }
+  if (!motions.empty()) labels.moved = true;
+  labels.width = W;
+  labels.height = H;
+
+  LabelCounts counts;
+  std::vector<Object> kept;
+  for (std::size_t i = 0; i < labels.objects.size(); ++i) {
+    Object& o = labels.objects[i];
+    Tracked& t = tracked[i];
+    const bool has_geometry = o.box || !o.polygons.empty() || o.mask;
+    if (has_geometry && labels.moved) {
+      if (t.polygons) o.polygons = t.shape;
+      std::optional<Box> b = o.mask ? mask_bounds(*o.mask) : bounds(t.shape);
+      if (b) {
+        b->x0 = std::clamp(b->x0, 0.0, double(W));
+        b->x1 = std::clamp(b->x1, 0.0, double(W));
+        b->y0 = std::clamp(b->y0, 0.0, double(H));
+        b->y1 = std::clamp(b->y1, 0.0, double(H));
+      }
+      if (!b || b->width() <= 0 || b->height() <= 0) {
+        ++counts.outside;
+        continue;
+      }
+      o.box = b;
+    }
+    if (has_geometry && o.box) {
+      const double full = area_of(t.full);
+      const double visible = full > 0 ? area_of(t.shape) / full : 1.0;
+      if (rules.min_visibility > 0 && visible < rules.min_visibility) {
+        ++counts.visibility;
+        continue;
+      }
+      if (o.box->area() < rules.min_area) {
+        ++counts.area;
+        continue;
+      }
+      if (o.box->width() < rules.min_size[0] || o.box->height() < rules.min_size[1]) {
+        ++counts.size;
+        continue;
+      }
+    }
+    kept.push_back(std::move(o));
+  }
+  labels.objects = std::move(kept);
+  counts.kept = labels.objects.size();
+  return counts;
+}
+
+}  // namespace aug::labels
