@@ -124,7 +124,7 @@ ParamValue parse_value(const StageSpec& stage, const ParamSpec& param, const jso
         if (v.size() != 2) c.wrong_type(v);
         const double lo = c.number(v[0]), hi = c.number(v[1]);
         if (lo > hi) c.fail("= " + shown(v) + ": the range's low end exceeds its high end");
-        return NumberParam{lo, hi, lo < hi};
+        return NumberParam{lo, hi, lo < hi, true};
       }
       const double x = c.number(v);
       return NumberParam{x, x, false};

@@ -20,6 +20,7 @@ namespace aug {
 struct NumberParam {
   double lo = 0, hi = 0;
   bool is_range = false;
+  bool written_as_range = false;  // given as [lo, hi] (even [v, v]), not as one number
   double sample(Draws& d) const { return is_range ? d.uniform(lo, hi) : lo; }
 };
 

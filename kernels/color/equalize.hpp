@@ -1,0 +1,54 @@
+// equalize: torchvision's equalize (PIL's ImageOps.equalize scheme), per colour channel.
+//   1. counts[c][b]: the histogram of channel c (an integer count per bin, order-free: atomics on a
+//      GPU, a loop on the host). Bins: the value for 8- and 16-bit images (256 / 65536 bins); for
+//      float images q = (uint8)(clamp01(v) * 255.999f), torchvision's float -> uint8 conversion.
+//   2. one thread per channel builds the table from the counts (integers only):
+//        last = the last nonempty bin, step = (N - counts[last]) / max   (max = bins - 1)
+//        step == 0: lut[b] = b;  otherwise lut[0] = 0, lut[b] = min(max, (cum[b-1] + step / 2) / step)
+//   3. out = lut[c][v] (integer images), out = (float)lut[c][q] * (float)(1.0 / 255) (float images).
+// Alpha is copied.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/core/common.hpp"
+#include "kernels/core/launch.hpp"
+
+namespace aug::k {
+
+// Counts and table of an image of this type with `color_channels` colour channels.
+template <class T>
+std::size_t equalize_scratch_bytes(int color_channels);
+
+template <class T>
+void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratch, const Exec& exec);
+
+// torchvision's float -> uint8 conversion of a [0, 1] value (NaN and values below 0 give 0).
+AUG_HD int equalize_float_bin(float v) {
+  v = v >= 0.f ? v : 0.f;
+  v = v > 1.f ? 1.f : v;
+  return static_cast<int>(v * 255.999f);
+}
+
+// Step 2 for one channel: `counts` and `lut` hold `bins` entries; `total` is the pixel count.
+template <class L>
+AUG_HD void equalize_table(const unsigned* counts, L* lut, int bins, long long total) {
+  int last = 0;
+  for (int b = 0; b < bins; ++b)
+    if (counts[b] != 0) last = b;
+  const long long max = bins - 1;
+  const long long step = (total - static_cast<long long>(counts[last])) / max;
+  if (step == 0) {
+    for (int b = 0; b < bins; ++b) lut[b] = static_cast<L>(b);
+    return;
+  }
+  long long cum = 0;
+  lut[0] = 0;
+  for (int b = 1; b < bins; ++b) {
+    cum += counts[b - 1];
+    const long long v = (cum + step / 2) / step;
+    lut[b] = static_cast<L>(v > max ? max : v);
+  }
+}
+
+}  // namespace aug::k

@@ -1,0 +1,37 @@
+#include "kernels/color/grayscale.hpp"
+
+#include <cstdint>
+
+namespace aug::k {
+
+namespace {
+
+template <class T>
+struct GrayPixel {
+  AUG_FIELDS(GrayPixel, in, out)
+  View<const T> in;
+  View<T> out;
+
+  AUG_HD void operator()(int x, int y) const {
+    const T* s = in.row(y) + x * in.channels;
+    T* d = out.row(y) + x * out.channels;
+    const T l = grayscale_value<T>(s[0], s[1], s[2]);
+    d[0] = l;
+    d[1] = l;
+    d[2] = l;
+    if (out.channels == 4) d[3] = s[3];
+  }
+};
+
+}  // namespace
+
+template <class T>
+void grayscale(View<const T> in, View<T> out, const Exec& exec) {
+  for_2d(GrayPixel<T>{in, out}, out.width, out.height, exec, "grayscale");
+}
+
+template void grayscale<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const Exec&);
+template void grayscale<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const Exec&);
+template void grayscale<float>(View<const float>, View<float>, const Exec&);
+
+}  // namespace aug::k

@@ -1,0 +1,31 @@
+// grayscale: torchvision's rgb_to_grayscale, keeping the channel count.
+//   l = ((float)r * 0.2989f + (float)g * 0.587f) + (float)b * 0.114f   (binary32, in this order)
+//   integer images: out = (T)l, truncated toward zero (l >= 0 and l < max + 1);
+//   float images:   out = l.
+// Every colour channel of an RGB(A) pixel receives l; alpha is copied. Gray images are copied.
+#pragma once
+
+#include "kernels/core/common.hpp"
+#include "kernels/core/launch.hpp"
+
+namespace aug::k {
+
+AUG_HD float grayscale_luma(float r, float g, float b) {
+  float l = r * 0.2989f;
+  l = l + g * 0.587f;
+  l = l + b * 0.114f;
+  return l;
+}
+
+template <class T>
+AUG_HD T grayscale_value(T r, T g, T b) {
+  const float l = grayscale_luma(static_cast<float>(r), static_cast<float>(g), static_cast<float>(b));
+  if constexpr (std::is_same_v<T, float>) return l;
+  else return static_cast<T>(l);  // truncation, as torch's float -> uint8 cast
+}
+
+// `in` has 3 or 4 channels.
+template <class T>
+void grayscale(View<const T> in, View<T> out, const Exec& exec);
+
+}  // namespace aug::k

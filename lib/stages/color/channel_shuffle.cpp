@@ -1,0 +1,66 @@
+// channel_shuffle: Albumentations' ChannelShuffle, a random order of the colour channels per image.
+#include <utility>
+
+#include "kernels/color/channel_shuffle.hpp"
+#include "lib/stages/engines/pointwise.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const StageSpec& channel_shuffle_spec() {
+  static const StageSpec spec{
+      .name = "channel_shuffle",
+      .summary = "Reorder the colour channels by a random permutation drawn per image (Albumentations "
+                 "ChannelShuffle); alpha stays.",
+      .notes = {"As Albumentations' ChannelShuffle: output channel c is input channel order[c], order a uniformly "
+                "random permutation of the colour channels (Fisher-Yates with the stage's draws), recorded in the "
+                "manifest as \"order\". Alpha is left in place; a grayscale image is unchanged. Albumentations' "
+                "default p is 0.5, this stage's too."},
+      .default_p = 0.5,
+      .tolerance = {.reason = "values are moved, never computed"},
+      .example = {{"stage", "channel_shuffle"}},
+      .cases = {R"({})"},
+      .no_identity = "the order is drawn per image; the identity order comes up in one image of six",
+      .bench = {R"({})"},
+  };
+  return spec;
+}
+
+class ShuffleOp final : public Op {
+ public:
+  ShuffleOp(const Shape& s, const k::ShuffleArgs& a) : Op(s, s), args_(a) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    with_views(in, out, [&](auto src, auto dst) { k::channel_shuffle(src, dst, args_, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    nlohmann::json order = nlohmann::json::array();
+    for (int c = 0; c < args_.color_channels; ++c) order.push_back((args_.order >> (2 * c)) & 3);
+    return {{"order", order}};
+  }
+
+ private:
+  k::ShuffleArgs args_;
+};
+
+class ChannelShuffle final : public Stage {
+ public:
+  explicit ChannelShuffle(const StageConfig&) {}
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const int cc = color_channels(in);
+    int order[3] = {0, 1, 2};
+    // Fisher-Yates: position i takes one of the positions 0..i still unplaced.
+    for (int i = cc - 1; i > 0; --i) std::swap(order[i], order[d.integer(0, i)]);
+    const k::ShuffleArgs a{order[0] | order[1] << 2 | order[2] << 4, cc};
+    return std::make_unique<ShuffleOp>(in, a);
+  }
+};
+
+}  // namespace
+
+StageType channel_shuffle_stage() { return stage_type<ChannelShuffle>(&channel_shuffle_spec); }
+
+}  // namespace aug

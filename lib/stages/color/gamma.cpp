@@ -1,0 +1,98 @@
+// gamma: torchvision's adjust_gamma, out = gain * v^gamma on the [0, 1] scale, through tables.
+#include <cmath>
+
+#include "lib/stages/engines/pointwise.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+const Param<NumberParam> kGamma{{.name = "gamma",
+                                 .doc = "exponent (below 1 brightens, above 1 darkens); [lo, hi] draws one per image",
+                                 .default_value = 1.0,
+                                 .random = true,
+                                 .min = Bound{0, true},
+                                 .max = Bound{10}}};
+const Param<NumberParam> kGain{{.name = "gain",
+                                .doc = "factor applied after the power; [lo, hi] draws one per image",
+                                .default_value = 1.0,
+                                .random = true,
+                                .min = Bound{0},
+                                .max = Bound{10}}};
+
+const StageSpec& gamma_spec() {
+  static const StageSpec spec{
+      .name = "gamma",
+      .summary = "Gamma correction: out = gain * (v / max)^gamma on the [0, 1] scale, back to the sample type.",
+      .notes = {"As torchvision's adjust_gamma, in binary32: x = (float)v * (float)(1 / max); y = x^gamma (torch's "
+                "special exponents: 0.5 is sqrt, 2 is x * x, 3 is x * x * x; any other powf(x, (float)gamma)); "
+                "when gain != 1, y = clamp(y * (float)gain, 0, 1); 8-bit images: out = (uint8)(y * 255.999f), truncated "
+                "(torchvision's float-to-integer conversion). 16-bit images: out = RNE(y * 65535) in double "
+                "(torchvision's 65535.999 is 65536 in binary32 and would raise the top 127 values of gamma 1 by one).",
+                "The table of every value is built on the host with the C library's powf; torch's vectorised CPU "
+                "kernel uses SLEEF's powf (within 1 ulp), so an entry whose scaled value lies within an ulp of an "
+                "integer may differ by 1 from torch's.",
+                "8- and 16-bit images only: a float image would need a per-pixel power, which no kernel computes "
+                "(docs/arithmetic.md). torchvision has no random gamma transform; Albumentations' RandomGamma "
+                "draws gamma per image like [lo, hi] here."},
+      .params = {kGamma, kGain},
+      .dtypes = {DType::U8, DType::U16},
+      .tolerance = {.reason = "a table built on the host, applied identically on every backend"},
+      .example = {{"stage", "gamma"}, {"gamma", {0.8, 1.25}}},
+      .cases = {R"({"gamma": 0.5})", R"({"gamma": 2.2, "gain": 1.3})", R"({"gamma": [0.7, 1.5], "gain": [0.8, 1.2]})"},
+      .identity = R"({"gamma": 1, "gain": 1})",
+      .bench = {R"({"gamma": 0.8})"},
+  };
+  return spec;
+}
+
+// x^gamma as torch's pow kernel computes it for a float tensor and a scalar exponent.
+float torch_pow(float x, float gamma) {
+  if (gamma == 0.5f) return std::sqrt(x);
+  if (gamma == 2.f) return x * x;
+  if (gamma == 3.f) return x * x * x;
+  return std::pow(x, gamma);
+}
+
+class GammaOp final : public Op {
+ public:
+  GammaOp(const Shape& s, double gamma, double gain) : Op(s, s), gamma_(gamma), gain_(gain) {}
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    const float g = static_cast<float>(gamma_), gain = static_cast<float>(gain_);
+    const bool scaled = gain_ != 1.0;
+    run_table(ctx, in, out, [&](std::int64_t v, std::int64_t max, int) {
+      const float x = static_cast<float>(v) * static_cast<float>(1.0 / static_cast<double>(max));
+      float y = torch_pow(x, g);
+      if (scaled) {
+        y = y * gain;
+        y = y < 0.f ? 0.f : (y > 1.f ? 1.f : y);
+      }
+      if (max == 255) return static_cast<std::int64_t>(y * static_cast<float>(255.0 + 1.0 - 1e-3));  // 255.999f
+      return k::rne(static_cast<double>(y) * static_cast<double>(max));  // 16 bits: to nearest, see the notes
+    });
+  }
+  nlohmann::json params() const override { return {{kGamma.name, gamma_}, {kGain.name, gain_}}; }
+
+ private:
+  double gamma_, gain_;
+};
+
+class Gamma final : public Stage {
+ public:
+  explicit Gamma(const StageConfig& c) : gamma_(c.get(kGamma)), gain_(c.get(kGain)) {}
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const double gamma = gamma_.sample(d), gain = gain_.sample(d);
+    return std::make_unique<GammaOp>(in, gamma, gain);
+  }
+
+ private:
+  NumberParam gamma_, gain_;
+};
+
+}  // namespace
+
+StageType gamma_stage() { return stage_type<Gamma>(&gamma_spec); }
+
+}  // namespace aug

@@ -1,0 +1,113 @@
+// coarse_dropout: Albumentations' CoarseDropout (docs/arithmetic.md#coarse_dropout).
+#include <algorithm>
+#include <cmath>
+
+#include "lib/stages/noise/fill_op.hpp"
+
+namespace aug {
+
+namespace {
+
+const Param<IntPair> kNumHoles{{.name = "num_holes",
+                                .doc = "range of the number of holes per image (inclusive)",
+                                .default_value = {1, 2},
+                                .min = Bound{0},
+                                .max = Bound{10000},
+                                .ordered = true,
+                                .elements = "[lo, hi]"}};
+Param<NumberPair> side_param(const char* name, const char* side) {
+  return Param<NumberPair>({.name = name,
+                            .doc = std::string("range of the hole ") + side +
+                                   ": fractions of the image's in (0, 1), or whole pixels >= 1",
+                            .default_value = {0.1, 0.2},
+                            .min = Bound{0, true},
+                            .max = Bound{100000},
+                            .ordered = true,
+                            .elements = "[lo, hi]"});
+}
+const Param<NumberPair> kHoleHeight = side_param("hole_height", "height");
+const Param<NumberPair> kHoleWidth = side_param("hole_width", "width");
+const Param<std::vector<double>> kFill{{.name = "fill",
+                                        .doc = "the value of the dropped pixels: one number or one per colour "
+                                               "channel, fractions of the sample range (1 is white)",
+                                        .default_value = 0.0,
+                                        .min = Bound{0},
+                                        .max = Bound{1}}};
+
+const StageSpec& coarse_dropout_spec() {
+  static const StageSpec spec{
+      .name = "coarse_dropout",
+      .summary = "Drop random rectangular holes, set to a fill (Albumentations CoarseDropout).",
+      .notes = {"As Albumentations' CoarseDropout with its current defaults (num_holes_range (1, 2), "
+                "hole_height_range and hole_width_range (0.1, 0.2), fill 0, p 0.5) and its v1.4 sampling, with "
+                "the stage's draws: the number of holes n uniform in num_holes; for each hole in turn its height "
+                "(fractions: floor(H U(lo, hi)); pixels: an integer uniform in [lo, hi], at most H), its width "
+                "likewise, then its top row uniform in [0, H - h] and its left column in [0, W - w]. Holes may "
+                "overlap; a hole of zero size changes nothing. The manifest records each as [x, y, w, h].",
+                "hole_height and hole_width are fractions when both ends are below 1 and pixels when both are "
+                "whole numbers >= 1. fill is a fraction of the sample range for every type (Albumentations takes "
+                "it in the image's units); 8/16-bit fills are RNE(fill max). A list shorter than the colour "
+                "channels repeats its last value. Alpha is left alone. Albumentations' default p is 0.5, this "
+                "stage's too."},
+      .params = {kNumHoles, kHoleHeight, kHoleWidth, kFill},
+      .default_p = 0.5,
+      .tolerance = {.reason = "values are copied or set to a fill computed on the host"},
+      .example = {{"stage", "coarse_dropout"}, {"num_holes", {1, 8}}, {"hole_height", {0.05, 0.1}},
+                  {"hole_width", {0.05, 0.1}}},
+      .cases = {R"({})", R"({"num_holes": [3, 8], "hole_height": [2, 9], "hole_width": [1, 4], "fill": [1, 0.5, 0]})",
+                R"({"num_holes": 4, "hole_height": 0.3, "hole_width": [0.05, 0.5], "fill": 0.25})"},
+      .identity = R"({"num_holes": 0})",
+      .bench = {R"({})", R"({"num_holes": [8, 16], "hole_height": [8, 32], "hole_width": [8, 32]})"},
+  };
+  return spec;
+}
+
+// A side's range: fractions of the image side or pixels.
+struct Side {
+  NumberPair range;
+  bool pixels;
+};
+
+Side read_side(const StageConfig& c, const Param<NumberPair>& p) {
+  const NumberPair r = c.get(p);
+  const bool whole = r[0] >= 1 && r[1] >= 1 && r[0] == std::floor(r[0]) && r[1] == std::floor(r[1]);
+  const bool fraction = r[0] < 1 && r[1] < 1;
+  if (!whole && !fraction) c.fail(p, "give fractions of the image side (both below 1) or whole pixels (both >= 1)");
+  return {r, whole};
+}
+
+std::int64_t draw_side(const Side& s, int size, Draws& d) {
+  if (s.pixels)
+    return std::min<std::int64_t>(d.integer(static_cast<std::int64_t>(s.range[0]), static_cast<std::int64_t>(s.range[1])), size);
+  return static_cast<std::int64_t>(std::floor(size * d.uniform(s.range[0], s.range[1])));
+}
+
+class CoarseDropout final : public Stage {
+ public:
+  explicit CoarseDropout(const StageConfig& c)
+      : holes_(c.get(kNumHoles)), height_(read_side(c, kHoleHeight)), width_(read_side(c, kHoleWidth)),
+        fill_(c.get(kFill)) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const int H = in.height, W = in.width;
+    const std::int64_t n = d.integer(holes_[0], holes_[1]);
+    std::vector<Rect> rects;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::int64_t h = draw_side(height_, H, d), w = draw_side(width_, W, d);
+      const std::int64_t y = d.integer(0, H - h), x = d.integer(0, W - w);
+      rects.push_back({static_cast<int>(x), static_cast<int>(y), static_cast<int>(x + w), static_cast<int>(y + h)});
+    }
+    return std::make_unique<FillRectsOp>(in, std::move(rects), fill_, false, d.stream());
+  }
+
+ private:
+  IntPair holes_;
+  Side height_, width_;
+  std::vector<double> fill_;
+};
+
+}  // namespace
+
+StageType coarse_dropout_stage() { return stage_type<CoarseDropout>(&coarse_dropout_spec); }
+
+}  // namespace aug

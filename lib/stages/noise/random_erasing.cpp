@@ -1,0 +1,97 @@
+// random_erasing: torchvision's RandomErasing (docs/arithmetic.md#random_erasing).
+#include <cmath>
+
+#include "lib/stages/noise/fill_op.hpp"
+
+namespace aug {
+
+namespace {
+
+const Param<NumberPair> kScale{{.name = "scale",
+                                .doc = "range of the erased area as a fraction of the image area",
+                                .default_value = {0.02, 0.33},
+                                .min = Bound{0},
+                                .max = Bound{1},
+                                .ordered = true,
+                                .elements = "[lo, hi]"}};
+const Param<NumberPair> kRatio{{.name = "ratio",
+                                .doc = "range of the erased rectangle's aspect ratio (height / width), drawn "
+                                       "log-uniformly",
+                                .default_value = {0.3, 3.3},
+                                .min = Bound{0, true},
+                                .max = Bound{100},
+                                .ordered = true,
+                                .elements = "[lo, hi]"}};
+const Param<std::vector<double>> kValue{{.name = "value",
+                                         .doc = "the fill: one number or one per colour channel, fractions of the "
+                                                "sample range (1 is white)",
+                                         .default_value = 0.0,
+                                         .min = Bound{0},
+                                         .max = Bound{1}}};
+const Param<bool> kRandom{{.name = "random",
+                           .doc = "fill with per-pixel standard normal noise (torchvision's value=\"random\") "
+                                  "instead of value",
+                           .default_value = false}};
+
+const StageSpec& random_erasing_spec() {
+  static const StageSpec spec{
+      .name = "random_erasing",
+      .summary = "Erase one random rectangle (torchvision RandomErasing): a constant or normal noise.",
+      .notes = {"The rectangle as torchvision's RandomErasing.get_params, with the stage's draws: up to 10 tries of "
+                "area = H W U(scale), aspect = exp(U(log ratio)), h = round(sqrt(area aspect)), w = "
+                "round(sqrt(area / aspect)) (round half to even, as Python's round); a try fits when h < H and "
+                "w < W, and the top-left corner is then drawn uniformly from [0, H - h] x [0, W - w]. When no try "
+                "fits the image is unchanged. The manifest records the rectangle as [x, y, w, h].",
+                "value is a fraction of the sample range for every type (torchvision takes it in the tensor's own "
+                "units); 8/16-bit fills are RNE(value max). random fills each value with a standard normal z from "
+                "the keyed generator (as gaussian_noise) read as a fraction of the range and saturated: RNE(z max) "
+                "for 8/16-bit, z clamped to [0, 1] for float (torchvision writes z unclamped into float tensors). "
+                "Alpha is left alone (torchvision erases every channel). torchvision's default p is 0.5, this "
+                "stage's too."},
+      .params = {kScale, kRatio, kValue, kRandom},
+      .default_p = 0.5,
+      .tolerance = {.reason = "values are copied or set to a fill computed on the host, or to the same normal "
+                              "draws and binary32 operations on every backend"},
+      .example = {{"stage", "random_erasing"}, {"scale", {0.02, 0.33}}, {"ratio", {0.3, 3.3}}, {"value", 0}},
+      .cases = {R"({})", R"({"scale": [0.1, 0.5], "value": [1, 0.5, 0.25]})", R"({"random": true})",
+                R"({"scale": [0.3, 0.6], "ratio": [0.5, 2], "value": 0.7})"},
+      .identity = R"({"scale": [0, 0]})",
+      .bench = {R"({})", R"({"random": true})"},
+  };
+  return spec;
+}
+
+class RandomErasing final : public Stage {
+ public:
+  explicit RandomErasing(const StageConfig& c)
+      : scale_(c.get(kScale)), ratio_(c.get(kRatio)), value_(c.get(kValue)), random_(c.get(kRandom)) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const int H = in.height, W = in.width;
+    const double area = static_cast<double>(H) * W;
+    const double log_lo = std::log(ratio_[0]), log_hi = std::log(ratio_[1]);
+    std::vector<Rect> rects;
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      const double erase_area = area * d.uniform(scale_[0], scale_[1]);
+      const double aspect = std::exp(d.uniform(log_lo, log_hi));
+      const auto h = static_cast<std::int64_t>(std::nearbyint(std::sqrt(erase_area * aspect)));
+      const auto w = static_cast<std::int64_t>(std::nearbyint(std::sqrt(erase_area / aspect)));
+      if (!(h < H && w < W)) continue;
+      const auto i = d.integer(0, H - h), j = d.integer(0, W - w);
+      rects.push_back({static_cast<int>(j), static_cast<int>(i), static_cast<int>(j + w), static_cast<int>(i + h)});
+      break;
+    }
+    return std::make_unique<FillRectsOp>(in, std::move(rects), value_, random_, d.stream());
+  }
+
+ private:
+  NumberPair scale_, ratio_;
+  std::vector<double> value_;
+  bool random_;
+};
+
+}  // namespace
+
+StageType random_erasing_stage() { return stage_type<RandomErasing>(&random_erasing_spec); }
+
+}  // namespace aug
