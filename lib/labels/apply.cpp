@@ -34,7 +34,7 @@ LabelCounts move_plan_labels(const Plan& plan, ImageLabels& labels, const LabelR
   std::vector<Motion> motions;
   for (const Step& step : plan.steps)
     if (step.op)
-      if (auto m = step.op->motion()) motions.push_back(std::move(*m));
+      for (Motion& m : step.op->motions()) motions.push_back(std::move(m));
   if (!motions.empty()) {
     for (Object& o : labels.objects) {
       if (!o.mask) continue;

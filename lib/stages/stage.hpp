@@ -6,6 +6,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,14 @@ class Op {
   // Geometric Ops: how they move pixels; nothing for Ops that leave every pixel where it is
   // (colour, noise, blur), whose labels and masks stay as they are.
   virtual std::optional<Motion> motion() const { return std::nullopt; }
+  // Every map the Op applies, in order: its motion() for one Op, one per geometric member for an
+  // Op that chains others (the auto-augment policies). This is what labels follow, clipped after
+  // each map.
+  virtual std::vector<Motion> motions() const {
+    std::vector<Motion> all;
+    if (auto m = motion()) all.push_back(std::move(*m));
+    return all;
+  }
   // Geometric Ops: the same geometry for a label map (`mask`: this Op's input size, 1 channel),
   // sampled nearest, with `fill` where the image gets its constant border. Null for the others.
   virtual std::unique_ptr<Op> for_mask(const Shape& mask, double fill) const {

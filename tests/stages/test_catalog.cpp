@@ -261,7 +261,8 @@ std::vector<json> forms(const ParamSpec& p, const json& value, const json& other
 // must also pass the checks stages make across fields in their constructors; the examples keep
 // them: planckian_jitter's is in mode blackbody, whose 25 rows admit select_from's bound 24 (CIED
 // has 23), and jpeg's bounds 1 and 100 are integers, which its default libjpeg mode requires
-// (a value just outside is rejected by the range before that check).
+// (a value just outside is rejected by the range before that check); rand_augment's magnitude 1
+// is below num_magnitude_bins' bound 2.
 json base_object(const StageSpec& s, const std::string& param) {
   json base = s.example.empty() ? json::parse(s.cases.at(0)) : json::parse(s.example.dump());
   base.erase("stage");
