@@ -100,6 +100,29 @@ struct ApplyFloat {
   }
 };
 
+// The CPU backend's row ranges of an integer image: the same minima and maxima as RowRanges,
+// compared as integers (exact as floats), every channel in one pass over the row.
+template <class T>
+void row_ranges_host(View<const T> in, float* ranges, int color_channels) {
+  for (int y = 0; y < in.height; ++y) {
+    const T* s = in.row(y);
+    T lo[4], hi[4];
+    for (int c = 0; c < color_channels; ++c) lo[c] = hi[c] = s[c];
+    for (int x = 1; x < in.width; ++x) {
+      const T* p = s + x * in.channels;
+      for (int c = 0; c < color_channels; ++c) {
+        lo[c] = p[c] < lo[c] ? p[c] : lo[c];
+        hi[c] = p[c] > hi[c] ? p[c] : hi[c];
+      }
+    }
+    for (int c = 0; c < color_channels; ++c) {
+      float* r = ranges + (static_cast<std::size_t>(y) * color_channels + c) * 2;
+      r[0] = static_cast<float>(lo[c]);
+      r[1] = static_cast<float>(hi[c]);
+    }
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -114,8 +137,12 @@ void autocontrast(View<const T> in, View<T> out, int color_channels, Scratch& sc
   const std::size_t cc = static_cast<std::size_t>(color_channels);
   auto* ranges = static_cast<float*>(scratch.scratch(autocontrast_scratch_bytes<T>(in.height, color_channels)));
   float* stats = ranges + static_cast<std::size_t>(in.height) * cc * 2;
-  for_1d(RowRanges<T>{in, ranges, color_channels}, static_cast<std::size_t>(in.height), exec,
-         "autocontrast (row ranges)");
+  if constexpr (!std::is_same_v<T, float>) {
+    if (exec.cpu) row_ranges_host(in, ranges, color_channels);
+  }
+  if (std::is_same_v<T, float> || !exec.cpu)
+    for_1d(RowRanges<T>{in, ranges, color_channels}, static_cast<std::size_t>(in.height), exec,
+           "autocontrast (row ranges)");
   for_1d(ChannelRanges{ranges, stats, in.height, color_channels}, cc, exec, "autocontrast (channel ranges)");
   if constexpr (std::is_same_v<T, float>) {
     for_2d(ApplyFloat{in, out, stats, color_channels}, out.width, out.height, exec, "autocontrast (apply)");
