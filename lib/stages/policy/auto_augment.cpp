@@ -82,24 +82,12 @@ const std::vector<SubPolicy>& sub_policies(Policy policy) {
   return imagenet;
 }
 
-// torchvision's AutoAugment._augmentation_space over 10 bins: the ranges of every operation that
-// takes a magnitude (translations: 150/331 of the width or height).
+// torchvision's AutoAugment._augmentation_space over 10 bins: RandAugment's ranges (Invert takes
+// no magnitude).
 MagnitudeSpace range_of(PolicyOp op, const Shape& in) {
-  using K = MagnitudeSpace::Kind;
-  switch (op) {
-    case PolicyOp::ShearX:
-    case PolicyOp::ShearY: return {K::Linear, 0, 0.3, 0, true};
-    case PolicyOp::TranslateX: return {K::Linear, 0, 150.0 / 331.0 * in.width, 0, true};
-    case PolicyOp::TranslateY: return {K::Linear, 0, 150.0 / 331.0 * in.height, 0, true};
-    case PolicyOp::Rotate: return {K::Linear, 0, 30, 0, true};
-    case PolicyOp::Brightness:
-    case PolicyOp::Color:
-    case PolicyOp::Contrast:
-    case PolicyOp::Sharpness: return {K::Linear, 0, 0.9, 0, true};
-    case PolicyOp::Posterize: return {K::Posterize, 0, 0, 4, false};
-    case PolicyOp::Solarize: return {K::Linear, 255, 0, 0, false};
-    default: return {};
-  }
+  for (const auto& [o, range] : augmentation_space(rand_augment_maxima(in)))
+    if (o == op) return range;
+  return {};
 }
 
 const StageSpec& auto_augment_spec() {

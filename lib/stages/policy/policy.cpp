@@ -46,6 +46,34 @@ double MagnitudeSpace::at(int i, int bins) const {
   return 0.0;
 }
 
+std::vector<std::pair<PolicyOp, MagnitudeSpace>> augmentation_space(const SpaceMaxima& m) {
+  using K = MagnitudeSpace::Kind;
+  const MagnitudeSpace none{}, shear{K::Linear, 0, m.shear, 0, true}, colour{K::Linear, 0, m.colour, 0, true};
+  return {{PolicyOp::Identity, none},
+          {PolicyOp::ShearX, shear},
+          {PolicyOp::ShearY, shear},
+          {PolicyOp::TranslateX, {K::Linear, 0, m.translate_x, 0, true}},
+          {PolicyOp::TranslateY, {K::Linear, 0, m.translate_y, 0, true}},
+          {PolicyOp::Rotate, {K::Linear, 0, m.rotate, 0, true}},
+          {PolicyOp::Brightness, colour},
+          {PolicyOp::Color, colour},
+          {PolicyOp::Contrast, colour},
+          {PolicyOp::Sharpness, colour},
+          {PolicyOp::Posterize, {K::Posterize, 0, 0, m.posterize_divisor, false}},
+          {PolicyOp::Solarize, {K::Linear, 255, 0, 0, false}},
+          {PolicyOp::AutoContrast, none},
+          {PolicyOp::Equalize, none}};
+}
+
+SpaceMaxima rand_augment_maxima(const Shape& in) {
+  return {.shear = 0.3,
+          .translate_x = 150.0 / 331.0 * in.width,
+          .translate_y = 150.0 / 331.0 * in.height,
+          .rotate = 30,
+          .colour = 0.9,
+          .posterize_divisor = 4};
+}
+
 Choice<Interp> policy_interpolation_param() {
   return interpolation_param({Interp::Nearest, Interp::Bilinear}, Interp::Nearest,
                              "how the shears, translations and rotations sample (torchvision's default: nearest)",

@@ -6,6 +6,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/params/param.hpp"
@@ -33,6 +34,19 @@ struct MagnitudeSpace {
   // The magnitude of bin i, as the binary32 value torch stores (then read back as a double).
   double at(int i, int bins) const;
 };
+
+// The maxima of torchvision's augmentation spaces: shear, translation in pixels (x, y), rotation
+// in degrees, the colour factors, and posterize's divisor q (bits 8 - round(i / ((bins - 1) / q))).
+struct SpaceMaxima {
+  double shear, translate_x, translate_y, rotate, colour, posterize_divisor;
+};
+// torchvision's 14 operations with their magnitude ranges, in the order of its _augmentation_space
+// (Identity, ShearX, ShearY, TranslateX, TranslateY, Rotate, Brightness, Color, Contrast, Sharpness,
+// Posterize, Solarize, AutoContrast, Equalize); Solarize runs from 255 down to 0.
+std::vector<std::pair<PolicyOp, MagnitudeSpace>> augmentation_space(const SpaceMaxima& m);
+// RandAugment's maxima, which AutoAugment shares: shear 0.3, translations 150/331 of the image's
+// width or height, rotation 30, colour factors 0.9, posterize divisor 4.
+SpaceMaxima rand_augment_maxima(const Shape& in);
 
 // The settings every policy passes to its geometric operations (torchvision's interpolation and fill).
 struct PolicyGeometry {

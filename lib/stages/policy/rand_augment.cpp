@@ -20,27 +20,6 @@ const Param<IntegerParam> kBins = policy_bins_param("number of magnitude bins: b
 const Choice<Interp> kInterpolation = policy_interpolation_param();
 const Param<std::vector<double>> kFill = policy_fill_param();
 
-// torchvision's RandAugment._augmentation_space, in its order; the translations' maxima scale
-// with the image (150/331 of its width or height).
-std::vector<std::pair<PolicyOp, MagnitudeSpace>> space(const Shape& in) {
-  using K = MagnitudeSpace::Kind;
-  const MagnitudeSpace none{}, shear{K::Linear, 0, 0.3, 0, true}, colour{K::Linear, 0, 0.9, 0, true};
-  return {{PolicyOp::Identity, none},
-          {PolicyOp::ShearX, shear},
-          {PolicyOp::ShearY, shear},
-          {PolicyOp::TranslateX, {K::Linear, 0, 150.0 / 331.0 * in.width, 0, true}},
-          {PolicyOp::TranslateY, {K::Linear, 0, 150.0 / 331.0 * in.height, 0, true}},
-          {PolicyOp::Rotate, {K::Linear, 0, 30, 0, true}},
-          {PolicyOp::Brightness, colour},
-          {PolicyOp::Color, colour},
-          {PolicyOp::Contrast, colour},
-          {PolicyOp::Sharpness, colour},
-          {PolicyOp::Posterize, {K::Posterize, 0, 0, 4, false}},
-          {PolicyOp::Solarize, {K::Linear, 255, 0, 0, false}},
-          {PolicyOp::AutoContrast, none},
-          {PolicyOp::Equalize, none}};
-}
-
 const StageSpec& rand_augment_spec() {
   static const StageSpec spec{
       .name = "rand_augment",
@@ -88,7 +67,7 @@ class RandAugment final : public Stage {
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
-    const auto ops = space(in);
+    const auto ops = augmentation_space(rand_augment_maxima(in));
     std::vector<PolicyStep> steps;
     for (int i = 0; i < num_ops_; ++i) {
       const auto& [op, range] = ops[static_cast<std::size_t>(d.integer(0, static_cast<std::int64_t>(ops.size()) - 1))];

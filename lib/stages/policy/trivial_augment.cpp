@@ -11,24 +11,10 @@ const Param<IntegerParam> kBins = policy_bins_param("number of magnitude bins, o
 const Choice<Interp> kInterpolation = policy_interpolation_param();
 const Param<std::vector<double>> kFill = policy_fill_param();
 
-// torchvision's TrivialAugmentWide._augmentation_space, in its order (fixed maxima, the "wide" ones).
+// torchvision's TrivialAugmentWide._augmentation_space (fixed maxima, the "wide" ones).
 std::vector<std::pair<PolicyOp, MagnitudeSpace>> space() {
-  using K = MagnitudeSpace::Kind;
-  const MagnitudeSpace none{}, wide{K::Linear, 0, 0.99, 0, true}, shift{K::Linear, 0, 32, 0, true};
-  return {{PolicyOp::Identity, none},
-          {PolicyOp::ShearX, wide},
-          {PolicyOp::ShearY, wide},
-          {PolicyOp::TranslateX, shift},
-          {PolicyOp::TranslateY, shift},
-          {PolicyOp::Rotate, {K::Linear, 0, 135, 0, true}},
-          {PolicyOp::Brightness, wide},
-          {PolicyOp::Color, wide},
-          {PolicyOp::Contrast, wide},
-          {PolicyOp::Sharpness, wide},
-          {PolicyOp::Posterize, {K::Posterize, 0, 0, 6, false}},
-          {PolicyOp::Solarize, {K::Linear, 255, 0, 0, false}},
-          {PolicyOp::AutoContrast, none},
-          {PolicyOp::Equalize, none}};
+  return augmentation_space(
+      {.shear = 0.99, .translate_x = 32, .translate_y = 32, .rotate = 135, .colour = 0.99, .posterize_divisor = 6});
 }
 
 const StageSpec& trivial_augment_spec() {
