@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
-#include <vector>
-
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
 
 #include "lib/core/error.hpp"
 #include "tests/stages/stage_runner.hpp"
@@ -75,9 +74,10 @@ void expect_albumentations(const std::string& config, const Image& in, const std
 
 TEST(HueSaturationValue, PhotographsEqualOpenCVAndAlbumentationsTables) {
   for (const char* name : {"astronaut.jpg", "chelsea.png", "coffee.png", "coffee_rgba.png", "rocket.jpg"})
-    for (const char* config : {R"({"stage": "hue_saturation_value", "p": 1})",
-                               R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": [-90, 90], "sat_shift": 80, "val_shift": 60})",
-                               R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": 0, "sat_shift": 0, "val_shift": 0})"})
+    for (const char* config :
+         {R"({"stage": "hue_saturation_value", "p": 1})",
+          R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": [-90, 90], "sat_shift": 80, "val_shift": 60})",
+          R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": 0, "sat_shift": 0, "val_shift": 0})"})
       expect_albumentations(config, testing::sample(name), name);
 }
 
@@ -89,9 +89,11 @@ TEST(HueSaturationValue, RandomImagesOfEveryWidthEqualOpenCV) {
         Image in({w, 5, c, DType::U8});
         std::uint32_t x = seed * 2654435761u + static_cast<std::uint32_t>(w);
         for (int y = 0; y < 5; ++y)
-          for (int i = 0; i < w * c; ++i) in.row(y)[i] = static_cast<std::uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
-        expect_albumentations(R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": 60, "sat_shift": 100, "val_shift": 50})",
-                              in, "width " + std::to_string(w) + " c=" + std::to_string(c) + " seed " + std::to_string(seed));
+          for (int i = 0; i < w * c; ++i)
+            in.row(y)[i] = static_cast<std::uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+        expect_albumentations(
+            R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": 60, "sat_shift": 100, "val_shift": 50})", in,
+            "width " + std::to_string(w) + " c=" + std::to_string(c) + " seed " + std::to_string(seed));
       }
 }
 
@@ -101,11 +103,15 @@ TEST(HueSaturationValue, EveryColourEqualsOpenCVsRoundTrip) {
     Image in({w, h, 3, DType::U8});
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
-        const std::uint32_t i = static_cast<std::uint32_t>(y) * 4096u + static_cast<std::uint32_t>(x) * (w == 7 ? 577u : 1u);
+        const std::uint32_t i =
+            static_cast<std::uint32_t>(y) * 4096u + static_cast<std::uint32_t>(x) * (w == 7 ? 577u : 1u);
         std::uint8_t* p = in.row(y) + 3 * x;
-        p[0] = static_cast<std::uint8_t>(i >> 16), p[1] = static_cast<std::uint8_t>(i >> 8), p[2] = static_cast<std::uint8_t>(i);
+        p[0] = static_cast<std::uint8_t>(i >> 16), p[1] = static_cast<std::uint8_t>(i >> 8),
+        p[2] = static_cast<std::uint8_t>(i);
       }
-    const Image out = testing::run_cpu(R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": [3, 3], "sat_shift": [-5, -5], "val_shift": [9, 9]})", in);
+    const Image out = testing::run_cpu(
+        R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": [3, 3], "sat_shift": [-5, -5], "val_shift": [9, 9]})",
+        in);
     const Image want = albumentations(in, 3, -5, 9);
     EXPECT_EQ(compare(out, want, opencv_tolerance()).count, 0u) << w << ": " << compare(out, want).str();
   }
@@ -115,7 +121,9 @@ TEST(HueSaturationValue, GrayPixelsStayGrayAndValueSaturates) {
   Image in({3, 1, 3, DType::U8});
   for (int x = 0; x < 3; ++x)
     for (int c = 0; c < 3; ++c) in.row(0)[3 * x + c] = static_cast<std::uint8_t>(x == 0 ? 0 : x == 1 ? 128 : 250);
-  const Image out = testing::run_cpu(R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": [50, 50], "sat_shift": [100, 100], "val_shift": [20, 20]})", in);
+  const Image out = testing::run_cpu(
+      R"({"stage": "hue_saturation_value", "p": 1, "hue_shift": [50, 50], "sat_shift": [100, 100], "val_shift": [20, 20]})",
+      in);
   for (int x = 0; x < 3; ++x)
     for (int c = 0; c < 3; ++c) EXPECT_EQ(out.row(0)[3 * x + c], x == 0 ? 20 : x == 1 ? 148 : 255) << x;
 }

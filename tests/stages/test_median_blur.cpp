@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
-
-#include <opencv2/imgproc.hpp>
 
 #include "lib/core/error.hpp"
 #include "tests/stages/stage_runner.hpp"
@@ -138,15 +137,19 @@ TEST(MedianBlur, ARangeDrawsEveryOddSizeAlike) {
   std::map<int, int> defaults;
   const Pipeline def = one_stage(R"({"stage": "median_blur", "p": 1})");
   for (int i = 0; i < 300; ++i)
-    ++defaults[def.plan(5, "d" + std::to_string(i), 0, {8, 8, 3, DType::U8}).steps.at(0).op->params().at("kernel_size").get<int>()];
+    ++defaults[def.plan(5, "d" + std::to_string(i), 0, {8, 8, 3, DType::U8})
+                   .steps.at(0)
+                   .op->params()
+                   .at("kernel_size")
+                   .get<int>()];
   EXPECT_EQ(defaults.size(), 3u);
   EXPECT_TRUE(defaults.count(3) && defaults.count(5) && defaults.count(7));
 }
 
 TEST(MedianBlur, ParameterErrorsNameTheParameter) {
-  for (const char* bad : {R"({"stage": "median_blur", "kernel_size": 4})", R"({"stage": "median_blur", "kernel_size": 1})",
-                          R"({"stage": "median_blur", "kernel_size": [3, 8]})",
-                          R"({"stage": "median_blur", "kernel_size": 101})"}) {
+  for (const char* bad :
+       {R"({"stage": "median_blur", "kernel_size": 4})", R"({"stage": "median_blur", "kernel_size": 1})",
+        R"({"stage": "median_blur", "kernel_size": [3, 8]})", R"({"stage": "median_blur", "kernel_size": 101})"}) {
     try {
       one_stage(bad);
       ADD_FAILURE() << bad << " was accepted";
