@@ -56,8 +56,8 @@ TEST(PipelineLoad, CommentsAreAllowed) {
 
 TEST(PipelineLoad, UnknownStageSuggestsClosestNames) {
   EXPECT_EQ(error_of(stages(R"({"stage": "gausian_blur"})")),
-            "p.json:/stages/0/stage: unknown stage \"gausian_blur\" (did you mean \"gaussian_blur\"?); `augment "
-            "stages` lists them all");
+            "p.json:/stages/0/stage: unknown stage \"gausian_blur\" (did you mean \"gaussian_blur\" or "
+            "\"median_blur\"?); `augment stages` lists them all");
   EXPECT_NE(error_of(stages(R"({"stage": "resise"})")).find("did you mean \"resize\""), std::string::npos);
 }
 

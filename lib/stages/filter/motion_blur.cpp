@@ -1,0 +1,183 @@
+// motion_blur: Albumentations' MotionBlur, a rasterised line kernel normalised by its point count,
+// applied as cv::filter2D applies it (reflect101 border).
+#include "kernels/filter/motion_blur.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <opencv2/core/utility.hpp>
+#include <opencv2/imgproc.hpp>
+#include <vector>
+
+#include "lib/io/cv_bridge.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace {
+
+constexpr int kMaxKernel = 63;
+
+const Param<IntegerParam> kKernelSize{{.name = "kernel_size",
+                                       .doc = "odd kernel size; [lo, hi] draws one of the odd sizes in the range "
+                                              "per image, each as likely (Albumentations' blur_limit)",
+                                       .default_value = {3, 7},
+                                       .random = true,
+                                       .min = Bound{3},
+                                       .max = Bound{kMaxKernel},
+                                       .odd = true}};
+const Param<NumberParam> kAngle{{.name = "angle",
+                                 .doc = "direction of the motion in degrees, clockwise from +x (image y points "
+                                        "down); [lo, hi] draws one per image",
+                                 .default_value = {0, 360},
+                                 .random = true,
+                                 .min = Bound{-360},
+                                 .max = Bound{360}}};
+const Param<NumberParam> kDirection{{.name = "direction",
+                                     .doc = "where the line lies along the angle: -1 behind the centre only, 0 both "
+                                            "ways, 1 ahead only; [lo, hi] draws one per image",
+                                     .default_value = {-1, 1},
+                                     .random = true,
+                                     .min = Bound{-1},
+                                     .max = Bound{1}}};
+const Param<bool> kAllowShifted{{.name = "allow_shifted",
+                                 .doc = "shift the line off the kernel centre by up to a quarter of the kernel "
+                                        "along x and y, drawn per image",
+                                 .default_value = true}};
+
+const StageSpec& motion_blur_spec() {
+  static const StageSpec spec{
+      .name = "motion_blur",
+      .summary =
+          "Blur along a random line (Albumentations MotionBlur); equal to cv::filter2D with the same kernel "
+          "to the bit up to size 11 (16-bit: 7).",
+      .notes = {"As Albumentations' MotionBlur: a k x k kernel with 1 on a rasterised line segment through the "
+                "(possibly shifted) centre at the drawn angle, divided by its point count, applied like cv::filter2D "
+                "(BORDER_REFLECT_101) to every channel, alpha too. The segment runs from t = -L min(1, 1 - direction) "
+                "to t = L min(1, 1 + direction) along (cos angle, sin angle), L = (k - 1) / 2, its ends rounded half "
+                "to even and joined with Bresenham's line; points outside the kernel are dropped (docs/arithmetic.md). "
+                "Albumentations samples points along its line instead, so single kernels may differ by a point.",
+                "Each output is a binary32 sum of the taps in row-major order, one fused multiply-add per tap: what "
+                "cv::filter2D computes on CPUs with AVX2 for kernels under 130 entries (k <= 11; 16-bit images: under "
+                "50, k <= 7). Beyond, OpenCV correlates through a DFT, within a level of this sum. kernel_size [lo, "
+                "hi] draws "
+                "each odd size alike; the defaults (3 to 7, angle 0 to 360, direction -1 to 1, allow_shifted, p 0.5) "
+                "are Albumentations'."},
+      .params = {kKernelSize, kAngle, kDirection, kAllowShifted},
+      .default_p = 0.5,
+      .tolerance = {.reason = "the same taps and binary32 fused multiply-adds in the same order on every backend"},
+      .example = {{"stage", "motion_blur"}, {"kernel_size", {3, 7}}, {"angle", {0, 360}}, {"p", 0.5}},
+      .cases = {R"({})", R"({"kernel_size": 9, "angle": 30, "direction": 0.5, "allow_shifted": false})",
+                R"({"kernel_size": [3, 5], "angle": [-90, 90], "direction": -1})"},
+      .no_identity = "every kernel of size 3 or more has at least two points (or one off the centre)",
+      .bench = {R"({"kernel_size": 7})"},
+  };
+  return spec;
+}
+
+struct Line {
+  int ksize;
+  double angle, direction, shift_x, shift_y;
+};
+
+// The kernel's points (x, y), row-major: the segment's rounded ends joined by Bresenham's line,
+// those inside the kernel kept (the centre alone if none is).
+std::vector<std::array<int, 2>> line_points(const Line& l) {
+  const int k = l.ksize, half = k / 2;
+  const double rad = l.angle * M_PI / 180.0, ux = std::cos(rad), uy = std::sin(rad);
+  const double lo = -half * std::min(1.0, 1.0 - l.direction), hi = half * std::min(1.0, 1.0 + l.direction);
+  const double cx = half + l.shift_x, cy = half + l.shift_y;
+  int x0 = static_cast<int>(std::nearbyint(cx + lo * ux)), y0 = static_cast<int>(std::nearbyint(cy + lo * uy));
+  const int x1 = static_cast<int>(std::nearbyint(cx + hi * ux)), y1 = static_cast<int>(std::nearbyint(cy + hi * uy));
+  std::vector<char> on(static_cast<std::size_t>(k) * k, 0);
+  const int dx = std::abs(x1 - x0), dy = -std::abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+  for (int err = dx + dy;;) {
+    if (x0 >= 0 && x0 < k && y0 >= 0 && y0 < k) on[static_cast<std::size_t>(y0) * k + x0] = 1;
+    if (x0 == x1 && y0 == y1) break;
+    const int e2 = 2 * err;
+    if (e2 >= dy) err += dy, x0 += sx;
+    if (e2 <= dx) err += dx, y0 += sy;
+  }
+  std::vector<std::array<int, 2>> points;
+  for (int y = 0; y < k; ++y)
+    for (int x = 0; x < k; ++x)
+      if (on[static_cast<std::size_t>(y) * k + x]) points.push_back({x, y});
+  if (points.empty()) points.push_back({half, half});
+  return points;
+}
+
+class MotionOp final : public Op {
+ public:
+  MotionOp(const Shape& s, const Line& l) : Op(s, s), line_(l), points_(line_points(l)) {
+    const int half = l.ksize / 2;
+    const float w = static_cast<float>(1.0 / static_cast<double>(points_.size()));
+    for (const auto& p : points_) {
+      offsets_.push_back(p[0] - half);
+      offsets_.push_back(p[1] - half);
+      weights_.push_back(w);
+    }
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    // cv::filter2D computes these very sums (fused, in this order) with its AVX2 code below 130
+    // entries (8-bit and float) or 50 (16-bit), where it does not take a DFT; the catalog tests hold
+    // the two paths equal.
+    if (ctx.cpu() && line_.ksize <= (in.shape.dtype == DType::U16 ? 7 : 11) && cv::checkHardwareSupport(CV_CPU_AVX2) &&
+        cv::checkHardwareSupport(CV_CPU_FMA3)) {
+      cv::Mat kernel = cv::Mat::zeros(line_.ksize, line_.ksize, CV_32F);
+      for (std::size_t i = 0; i < points_.size(); ++i) kernel.at<float>(points_[i][1], points_[i][0]) = weights_[i];
+      cv::Mat dst = as_mat(out);
+      cv::filter2D(as_mat(in), dst, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REFLECT_101);
+      return;
+    }
+    const k::MotionArgs args{ctx.table(offsets_), ctx.table(weights_), static_cast<int>(weights_.size())};
+    with_views(in, out, [&](auto src, auto dst) { k::motion_blur(src, dst, args, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    return {{kKernelSize.name, line_.ksize},
+            {kAngle.name, line_.angle},
+            {kDirection.name, line_.direction},
+            {"shift", {line_.shift_x, line_.shift_y}},
+            {"points", nlohmann::json(points_)}};
+  }
+
+ private:
+  Line line_;
+  std::vector<std::array<int, 2>> points_;
+  std::vector<std::int32_t> offsets_;
+  std::vector<float> weights_;
+};
+
+class MotionBlur final : public Stage {
+ public:
+  explicit MotionBlur(const StageConfig& c)
+      : ksize_(c.get(kKernelSize)),
+        angle_(c.get(kAngle)),
+        direction_(c.get(kDirection)),
+        shifted_(c.get(kAllowShifted)) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    Line l{};
+    l.ksize = static_cast<int>(ksize_.is_range ? ksize_.lo + 2 * d.integer(0, (ksize_.hi - ksize_.lo) / 2) : ksize_.lo);
+    l.angle = angle_.sample(d);
+    l.direction = direction_.sample(d);
+    if (shifted_) {  // up to a quarter of the kernel along each axis
+      const double reach = (l.ksize / 2) / 2.0;
+      l.shift_x = d.uniform(-1, 1) * reach;
+      l.shift_y = d.uniform(-1, 1) * reach;
+    }
+    return std::make_unique<MotionOp>(in, l);
+  }
+
+ private:
+  IntegerParam ksize_;
+  NumberParam angle_, direction_;
+  bool shifted_;
+};
+
+}  // namespace
+
+StageType motion_blur_stage() { return stage_type<MotionBlur>(&motion_blur_spec); }
+
+}  // namespace aug
