@@ -28,6 +28,8 @@ struct IntegerParam {
   std::int64_t lo = 0, hi = 0;
   bool is_range = false;
   std::int64_t sample(Draws& d) const { return is_range ? d.integer(lo, hi) : lo; }
+  // Odd sizes (kernel sizes, lo and hi odd): one of lo, lo + 2, ..., hi, each as likely.
+  std::int64_t sample_odd(Draws& d) const { return is_range ? lo + 2 * d.integer(0, (hi - lo) / 2) : lo; }
 };
 
 struct EnumParam {

@@ -70,7 +70,7 @@ class MedianBlur final : public Stage {
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     // The odd sizes of [lo, hi] (both odd), each as likely.
-    const std::int64_t k = ksize_.is_range ? ksize_.lo + 2 * d.integer(0, (ksize_.hi - ksize_.lo) / 2) : ksize_.lo;
+    const std::int64_t k = ksize_.sample_odd(d);
     return std::make_unique<MedianOp>(in, static_cast<int>(k));
   }
 

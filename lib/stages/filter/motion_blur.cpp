@@ -159,7 +159,7 @@ class MotionBlur final : public Stage {
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     Line l{};
-    l.ksize = static_cast<int>(ksize_.is_range ? ksize_.lo + 2 * d.integer(0, (ksize_.hi - ksize_.lo) / 2) : ksize_.lo);
+    l.ksize = static_cast<int>(ksize_.sample_odd(d));
     l.angle = angle_.sample(d);
     l.direction = direction_.sample(d);
     if (shifted_) {  // up to a quarter of the kernel along each axis
