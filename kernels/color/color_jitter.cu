@@ -77,6 +77,8 @@ struct JitterMean {
 
 template <class T>
 void color_jitter(View<const T> in, View<T> out, const JitterArgs& a, Scratch& scratch, const Exec& exec) {
+  if constexpr (std::is_same_v<T, std::uint8_t>)
+    if (exec.cpu) return cpu::color_jitter(in, out, a);
   int at = -1;  // where contrast runs
   for (int k = 0; k < a.count; ++k)
     if (a.op[k] == kJitterContrast) at = k;

@@ -34,6 +34,10 @@ struct JitterArgs {
 template <class T>
 void color_jitter(View<const T> in, View<T> out, const JitterArgs& args, Scratch& scratch, const Exec& exec);
 
+namespace cpu {  // the vectorised host driver for 8-bit images (the CPU backend)
+void color_jitter(View<const std::uint8_t> in, View<std::uint8_t> out, const JitterArgs& args);
+}  // namespace cpu
+
 // ---- The formulas, shared by every backend ----------------------------------------------------
 
 template <class T>

@@ -36,6 +36,10 @@ struct HsvArgs {
 void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, const HsvArgs& args,
                           const Exec& exec);
 
+namespace cpu {  // the host driver (the CPU backend): the same pixels, with the hardware's FMA where it has one
+void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, const HsvArgs& args);
+}  // namespace cpu
+
 // One 8-bit HSV triple to RGB, the block arithmetic (`block`) or the one-by-one one.
 AUG_HD float hsv_fma(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
@@ -86,6 +90,24 @@ AUG_HD void hsv_to_rgb(int h, int s, int v, bool block, std::uint8_t rgb[3]) {
   }
   const float o[3] = {r, g, b};
   for (int c = 0; c < 3; ++c) rgb[c] = saturate<std::uint8_t>(rne(o[c] * 255.0f));
+}
+
+// One pixel p (C channels) to d: to HSV, the tables, back to RGB; alpha copied.
+AUG_HD void hsv_pixel(const std::uint8_t* p, std::uint8_t* d, int C, const HsvArgs& a, bool block) {
+  const int r = p[0], g = p[1], b = p[2];
+  const int v = r > g ? (r > b ? r : b) : (g > b ? g : b);
+  const int lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+  const int diff = v - lo;
+  const int s = (diff * a.sdiv[v] + (1 << 11)) >> 12;
+  int h = v == r ? g - b : (v == g ? b - r + 2 * diff : r - g + 4 * diff);
+  h = (h * a.hdiv[diff] + (1 << 11)) >> 12;
+  h += h < 0 ? 180 : 0;
+  std::uint8_t rgb[3];
+  hsv_to_rgb(a.lut[h], a.lut[256 + s], a.lut[512 + v], block, rgb);
+  d[0] = rgb[0];
+  d[1] = rgb[1];
+  d[2] = rgb[2];
+  if (C == 4) d[3] = p[3];
 }
 
 }  // namespace aug::k

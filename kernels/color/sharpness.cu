@@ -77,6 +77,8 @@ void sharpness(View<const T> in, View<T> out, const SharpnessArgs& a, const Exec
     for_2d(SharpnessCopy<T>{in, out}, out.width, out.height, exec, "sharpness");
     return;
   }
+  if constexpr (std::is_same_v<T, std::uint8_t>)
+    if (exec.cpu) return cpu::sharpness(in, out, a);
   for_2d(SharpnessPixel<T>{in, out, a}, out.width, out.height, exec, "sharpness");
 }
 

@@ -24,6 +24,10 @@ struct SharpnessArgs {
 template <class T>
 void sharpness(View<const T> in, View<T> out, const SharpnessArgs& args, const Exec& exec);
 
+namespace cpu {  // the vectorised host driver for 8-bit images wider and taller than 2 (the CPU backend)
+void sharpness(View<const std::uint8_t> in, View<std::uint8_t> out, const SharpnessArgs& args);
+}  // namespace cpu
+
 // The rounded degenerate value of an integer image from the 8 neighbours' sum and the centre.
 AUG_HD std::int64_t sharpness_degenerate(std::int64_t neighbours, std::int64_t centre) {
   return (2 * (neighbours + 5 * centre) + 13) / 26;

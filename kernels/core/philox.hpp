@@ -17,17 +17,19 @@ AUG_HD void philox_mulhilo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, 
   lo = static_cast<std::uint32_t>(p);
 }
 
+// The multipliers and the key increments (Weyl sequence) of Philox4x32.
+inline constexpr std::uint32_t kPhiloxM0 = 0xD2511F53u, kPhiloxM1 = 0xCD9E8D57u;
+inline constexpr std::uint32_t kPhiloxW0 = 0x9E3779B9u, kPhiloxW1 = 0xBB67AE85u;
+
 // Ten rounds over the 128-bit counter `c` with the 64-bit key (k0, k1).
 AUG_HD Philox4x32 philox4x32_10(Philox4x32 c, std::uint32_t k0, std::uint32_t k1) {
-  constexpr std::uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
-  constexpr std::uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {
     std::uint32_t hi0, lo0, hi1, lo1;
-    philox_mulhilo(kM0, c.v[0], hi0, lo0);
-    philox_mulhilo(kM1, c.v[2], hi1, lo1);
+    philox_mulhilo(kPhiloxM0, c.v[0], hi0, lo0);
+    philox_mulhilo(kPhiloxM1, c.v[2], hi1, lo1);
     c = Philox4x32{{hi1 ^ c.v[1] ^ k0, lo1, hi0 ^ c.v[3] ^ k1, lo0}};
-    k0 += kW0;
-    k1 += kW1;
+    k0 += kPhiloxW0;
+    k1 += kPhiloxW1;
   }
   return c;
 }

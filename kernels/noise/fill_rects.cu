@@ -1,7 +1,6 @@
 #include "kernels/noise/fill_rects.hpp"
 
 #include <cstdint>
-#include <cstring>
 
 namespace aug::k {
 
@@ -40,21 +39,8 @@ struct FillPixel {
 
 template <class T>
 void fill_rects(View<const T> in, View<T> out, const FillArgs& args, const Exec& exec) {
+  if (exec.cpu) return cpu::fill_rects(in, out, args);
   const FillPixel<T> body{in, out, args};
-  if (exec.cpu) {
-    // The CPU backend: the rows copied, then the same body over the rectangles only (a pixel in
-    // several takes the same value from each).
-    const std::size_t row = static_cast<std::size_t>(out.width) * out.channels * sizeof(T);
-    for (int y = 0; y < out.height; ++y) std::memcpy(out.row(y), in.row(y), row);
-    for (int r = 0; r < args.count; ++r) {
-      const int* q = args.rects + 4 * r;
-      const int x0 = q[0] < 0 ? 0 : q[0], y0 = q[1] < 0 ? 0 : q[1];
-      const int x1 = q[2] > out.width ? out.width : q[2], y1 = q[3] > out.height ? out.height : q[3];
-      for (int y = y0; y < y1; ++y)
-        for (int x = x0; x < x1; ++x) body(x, y);
-    }
-    return;
-  }
   for_2d(body, out.width, out.height, exec, "fill_rects");
 }
 

@@ -29,6 +29,11 @@ struct FillArgs {
 template <class T>
 void fill_rects(View<const T> in, View<T> out, const FillArgs& args, const Exec& exec);
 
+namespace cpu {  // the host driver (the CPU backend)
+template <class T>
+void fill_rects(View<const T> in, View<T> out, const FillArgs& args);
+}  // namespace cpu
+
 template <class T>
 AUG_HD T random_fill(std::uint32_t bits, const float* normal) {
   const float z = standard_normal(bits, normal);

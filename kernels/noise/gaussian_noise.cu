@@ -33,6 +33,7 @@ struct NoisePixel {
 
 template <class T>
 void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& args, const Exec& exec) {
+  if (exec.cpu) return cpu::gaussian_noise(in, out, args);
   for_2d(NoisePixel<T>{in, out, args}, out.width, out.height, exec, "gaussian_noise");
 }
 

@@ -27,6 +27,11 @@ struct NoiseArgs {
 template <class T>
 void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& args, const Exec& exec);
 
+namespace cpu {  // the host driver (the CPU backend)
+template <class T>
+void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& args);
+}  // namespace cpu
+
 // One value v plus the noise n (units of the range).
 template <class T>
 AUG_HD T noisy_value(T v, float n, bool clip) {

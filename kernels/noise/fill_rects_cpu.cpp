@@ -1,0 +1,66 @@
+// fill_rects's host driver: the rows copied, then the rectangles filled (a pixel in several takes
+// the same value from each). Random fills take the Philox blocks of a rectangle's row segment at
+// once (computed across pixels, so that they vectorise), then kernels' random_fill per value.
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/core/host_simd.hpp"
+#include "kernels/noise/fill_rects.hpp"
+
+namespace aug::k::cpu {
+
+namespace {
+
+// random_fill<T> of n values d[x C] from bits[x]; for integers sat(RNE(z max)), |z max| < 2^31.
+template <class T>
+AUG_CLONES void random_values(T* d, int C, const std::uint32_t* __restrict bits, int n, const float* normal) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int x = 0; x < n; ++x) d[x * C] = random_fill<T>(bits[x], normal);
+  } else {
+    // Half the values saturate at 0: integer selects, which compile without branches.
+    constexpr std::int32_t top = static_cast<std::int32_t>(SampleTraits<T>::max);
+    for (int x = 0; x < n; ++x) {
+      std::int32_t v = static_cast<std::int32_t>(__builtin_rintf(standard_normal(bits[x], normal) * static_cast<float>(top)));
+      v = v < 0 ? 0 : v;
+      v = v > top ? top : v;
+      d[x * C] = static_cast<T>(v);
+    }
+  }
+}
+
+}  // namespace
+
+template <class T>
+void fill_rects(View<const T> in, View<T> out, const FillArgs& a) {
+  const int C = out.channels, cc = a.color_channels;
+  const std::size_t row = static_cast<std::size_t>(out.width) * C * sizeof(T);
+  for (int y = 0; y < out.height; ++y) std::memcpy(out.row(y), in.row(y), row);
+  std::vector<std::uint32_t> words(a.random ? 3 * static_cast<std::size_t>(out.width) : 0);
+  for (int r = 0; r < a.count; ++r) {
+    const int* q = a.rects + 4 * r;
+    const int x0 = q[0] < 0 ? 0 : q[0], y0 = q[1] < 0 ? 0 : q[1];
+    const int x1 = q[2] > out.width ? out.width : q[2], y1 = q[3] > out.height ? out.height : q[3];
+    if (x1 <= x0) continue;
+    const int n = x1 - x0;
+    for (int y = y0; y < y1; ++y) {
+      T* d = out.row(y) + static_cast<std::size_t>(x0) * C;
+      if (!a.random) {
+        for (int x = 0; x < n; ++x)
+          for (int c = 0; c < cc; ++c) d[x * C + c] = static_cast<T>(a.fill[c]);
+        continue;
+      }
+      std::uint32_t* w[3] = {words.data(), words.data() + n, words.data() + 2 * n};
+      philox_blocks(a.stream, static_cast<std::uint32_t>(static_cast<std::size_t>(y) * out.width + x0), 1, n, w[0],
+                    w[1], w[2]);
+      for (int c = 0; c < cc; ++c) random_values(d + c, C, w[c], n, a.normal);
+    }
+  }
+}
+
+template void fill_rects<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const FillArgs&);
+template void fill_rects<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const FillArgs&);
+template void fill_rects<float>(View<const float>, View<float>, const FillArgs&);
+
+}  // namespace aug::k::cpu
