@@ -11,6 +11,10 @@
 #include "kernels/color/color_jitter.hpp"
 #include "kernels/core/host_simd.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace aug::k::cpu {
 
 namespace {
@@ -63,53 +67,78 @@ AUG_CLONES void saturation_row(float* r, float* g, float* b, int n, float f, flo
   }
 }
 
-// hue: jitter_hue<uint8_t> (torchvision's _rgb_to_hsv, shift, _hsv_to_rgb) on eight pixels at a time.
-// The three quotients of the scalar code are two here: each case uses two of them, and the numerators
-// are selected first; (q + 0) equals q, so case r's bc - gc is (bc + 0) - gc.
-AUG_CLONES void hue_row(float* r, float* g, float* b, int n, float hue) {
-  const float in_scale = static_cast<float>(1.0 / 255.0);
-  const float out_scale = static_cast<float>(256.0 - 1e-3);
-  const f8 zero = f8{} + 0.f, one = f8{} + 1.f, two = f8{} + 2.f, four = f8{} + 4.f, top = f8{} + 255.f;
+// hue: jitter_hue<uint8_t> (torchvision's _rgb_to_hsv, shift, _hsv_to_rgb). With AVX2, eight pixels
+// at a time; the three quotients of the scalar code are two here (each case uses two of them, the
+// numerators selected first; q + 0 is q, so case r's bc - gc is (bc + 0) - gc), max and min of
+// non-NaN values are the scalar selects, and trunc is floor for the non-negative h6.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define AUG_JITTER_AVX2 1
+[[gnu::target("avx2")]] void hue_row_avx2(float* r, float* g, float* b, int n, float hue) {
+  const __m256 in_scale = _mm256_set1_ps(static_cast<float>(1.0 / 255.0));
+  const __m256 out_scale = _mm256_set1_ps(static_cast<float>(256.0 - 1e-3));
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.f), two = _mm256_set1_ps(2.f),
+               four = _mm256_set1_ps(4.f), six = _mm256_set1_ps(6.f), top = _mm256_set1_ps(255.f),
+               sixth = _mm256_set1_ps(static_cast<float>(1.0 / 6.0)), shift = _mm256_set1_ps(hue);
+  constexpr int kTrunc = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
   for (int i = 0; i < n; i += 8) {
-    const f8 R = load(r + i) * in_scale, G = load(g + i) * in_scale, B = load(b + i) * in_scale;
-    const f8 maxc = R > G ? (R > B ? R : B) : (G > B ? G : B);
-    const f8 minc = R < G ? (R < B ? R : B) : (G < B ? G : B);
-    const i8 eqc = maxc == minc;
-    const f8 range = maxc - minc;
-    const f8 s = range / (eqc ? one : maxc);
-    const f8 div = eqc ? one : range;
-    const i8 is_r = maxc == R;
-    const i8 is_g = (maxc == G) & ~is_r;
-    const f8 n1 = is_r ? maxc - B : (is_g ? maxc - R : maxc - G);
-    const f8 n2 = is_r ? maxc - G : (is_g ? maxc - B : maxc - R);
-    const f8 add = is_r ? zero : (is_g ? two : four);
-    f8 h = (n1 / div + add) - n2 / div;
-    h = h * static_cast<float>(1.0 / 6.0);
-    f8 t = h + one;
-    h = t - trunc8(t);
-    t = h + hue;
-    h = t - trunc8(t);
-    h = h < zero ? h + one : h;
-    const f8 h6 = h * 6.f;
-    const f8 fi = trunc8(h6);  // h >= 0: floor
-    const f8 f = h6 - fi;
-    i8 sector = __builtin_convertvector(fi, i8);
-    sector = sector == 6 ? i8{} : sector;
-    const f8 v = maxc, sxf = s * f, one_minus_s = one - s;
-    const f8 q = clamp8((one - sxf) * v, 1.f);
-    const f8 u = clamp8((sxf + one_minus_s) * v, 1.f);
-    const f8 p = clamp8(one_minus_s * v, 1.f);
-    const i8 s0 = sector == 0, s1 = sector == 1, s2 = sector == 2, s3 = sector == 3, s4 = sector == 4,
-             s5 = sector == 5;
-    const f8 ro = (s0 | s5) ? v : (s1 ? q : (s4 ? u : p));
-    const f8 go = (s1 | s2) ? v : (s0 ? u : (s3 ? q : p));
-    const f8 bo = (s3 | s4) ? v : ((s0 | s1) ? p : (s2 ? u : q));
-    f8 y = trunc8(ro * out_scale);
-    store(r + i, y > top ? top : y);
-    y = trunc8(go * out_scale);
-    store(g + i, y > top ? top : y);
-    y = trunc8(bo * out_scale);
-    store(b + i, y > top ? top : y);
+    const __m256 R = _mm256_mul_ps(_mm256_loadu_ps(r + i), in_scale);
+    const __m256 G = _mm256_mul_ps(_mm256_loadu_ps(g + i), in_scale);
+    const __m256 B = _mm256_mul_ps(_mm256_loadu_ps(b + i), in_scale);
+    const __m256 maxc = _mm256_max_ps(_mm256_max_ps(R, G), B);
+    const __m256 minc = _mm256_min_ps(_mm256_min_ps(R, G), B);
+    const __m256 eqc = _mm256_cmp_ps(maxc, minc, _CMP_EQ_OQ);
+    const __m256 range = _mm256_sub_ps(maxc, minc);
+    const __m256 s = _mm256_div_ps(range, _mm256_blendv_ps(maxc, one, eqc));
+    const __m256 div = _mm256_blendv_ps(range, one, eqc);
+    const __m256 is_r = _mm256_cmp_ps(maxc, R, _CMP_EQ_OQ);
+    const __m256 is_g = _mm256_andnot_ps(is_r, _mm256_cmp_ps(maxc, G, _CMP_EQ_OQ));
+    const __m256 dr = _mm256_sub_ps(maxc, R), dg = _mm256_sub_ps(maxc, G), db = _mm256_sub_ps(maxc, B);
+    const __m256 n1 = _mm256_blendv_ps(_mm256_blendv_ps(dg, dr, is_g), db, is_r);
+    const __m256 n2 = _mm256_blendv_ps(_mm256_blendv_ps(dr, db, is_g), dg, is_r);
+    const __m256 add = _mm256_blendv_ps(_mm256_blendv_ps(four, two, is_g), zero, is_r);
+    __m256 h = _mm256_sub_ps(_mm256_add_ps(_mm256_div_ps(n1, div), add), _mm256_div_ps(n2, div));
+    h = _mm256_mul_ps(h, sixth);
+    __m256 t = _mm256_add_ps(h, one);
+    h = _mm256_sub_ps(t, _mm256_round_ps(t, kTrunc));
+    t = _mm256_add_ps(h, shift);
+    h = _mm256_sub_ps(t, _mm256_round_ps(t, kTrunc));
+    h = _mm256_blendv_ps(h, _mm256_add_ps(h, one), _mm256_cmp_ps(h, zero, _CMP_LT_OQ));
+    const __m256 h6 = _mm256_mul_ps(h, six);
+    const __m256 fi = _mm256_round_ps(h6, kTrunc);
+    const __m256 f = _mm256_sub_ps(h6, fi);
+    const __m256i sector = _mm256_cvttps_epi32(fi);  // 0 .. 6, and 6 is sector 0
+    const __m256 v = maxc, sxf = _mm256_mul_ps(s, f), one_minus_s = _mm256_sub_ps(one, s);
+    const __m256 q = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_sub_ps(one, sxf), v), zero), one);
+    const __m256 u = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_add_ps(sxf, one_minus_s), v), zero), one);
+    const __m256 p = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(one_minus_s, v), zero), one);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(1)));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(2)));
+    const __m256 s3 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(3)));
+    const __m256 s4 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(4)));
+    const __m256 s5 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(5)));
+    // Sectors 0 .. 5: (v, u, p), (q, v, p), (p, v, u), (p, q, v), (u, p, v), (v, p, q); blendv(no, yes, mask).
+    const __m256 ro = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(v, u, s4), p, _mm256_or_ps(s2, s3)), q, s1);
+    const __m256 go = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(u, p, _mm256_or_ps(s4, s5)), q, s3), v,
+                                       _mm256_or_ps(s1, s2));
+    const __m256 bo = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p, u, s2), v, _mm256_or_ps(s3, s4)), q, s5);
+    _mm256_storeu_ps(r + i, _mm256_min_ps(_mm256_round_ps(_mm256_mul_ps(ro, out_scale), kTrunc), top));
+    _mm256_storeu_ps(g + i, _mm256_min_ps(_mm256_round_ps(_mm256_mul_ps(go, out_scale), kTrunc), top));
+    _mm256_storeu_ps(b + i, _mm256_min_ps(_mm256_round_ps(_mm256_mul_ps(bo, out_scale), kTrunc), top));
+  }
+}
+#endif
+
+void hue_row(float* r, float* g, float* b, int n, float hue) {
+#if defined(AUG_JITTER_AVX2)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return hue_row_avx2(r, g, b, n, hue);
+#endif
+  for (int i = 0; i < n; ++i) {
+    float px[3] = {r[i], g[i], b[i]};
+    jitter_hue<std::uint8_t>(px, hue);
+    r[i] = px[0];
+    g[i] = px[1];
+    b[i] = px[2];
   }
 }
 
