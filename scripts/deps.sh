@@ -10,7 +10,7 @@ packages=(
   g++ cmake make pkg-config
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   libjpeg62-turbo-dev libpng-dev
-  libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev
+  libcli11-dev nlohmann-json3-dev libspdlog-dev libgtest-dev libyaml-cpp-dev
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang-14 libclang-rt-14-dev)

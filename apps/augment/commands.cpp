@@ -53,7 +53,7 @@ int parse_shard(const std::string& text, int& count) {
 
 Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), global_(global) {
   run_ = app.add_subcommand("run", "Augment every image under a folder into another folder");
-  run_->add_option("-c,--config", pipeline_, "pipeline file (JSON)")->required();
+  run_->add_option("-c,--config", pipeline_, "pipeline file (JSON, or YAML: .yaml / .yml)")->required();
   run_->add_option("-i,--input", input_, "input folder (searched recursively) or image file")->required();
   run_->add_option("-o,--output", output_, "output folder (relative folders are mirrored)")->required();
   run_->add_option("--copies", run_options_.copies, "augmented copies per input")->capture_default_str()
@@ -94,7 +94,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
       ->capture_default_str();
 
   validate_ = app.add_subcommand("validate", "Check a pipeline file; exit 0 when valid, 1 otherwise");
-  validate_->add_option("pipeline", validate_path_, "pipeline file")->required();
+  validate_->add_option("pipeline", validate_path_, "pipeline file (JSON or YAML)")->required();
 
   stages_ = app.add_subcommand("stages", "List the stages and compositions");
   stages_->add_flag("--json", json_, "as JSON");
@@ -113,7 +113,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   verify_ = app.add_subcommand("verify-devices",
                                "Check that the CPU and the GPUs give the same pixels, stage by stage (also: augment "
                                "--verify-devices ...). Exit 0 when every comparison is within tolerance, 3 otherwise");
-  verify_->add_option("-c,--config", pipeline_, "pipeline file (JSON)")->required();
+  verify_->add_option("-c,--config", pipeline_, "pipeline file (JSON, or YAML: .yaml / .yml)")->required();
   verify_->add_option("-i,--input", input_, "images to check, a folder or a file (default: the built-in samples)");
   verify_->add_option("--devices", verify_devices_,
                       "all (the CPU and every GPU; the emulated ones without a GPU) or a list: cpu,cuda:0,cuda:1,cuda-emulated:0")

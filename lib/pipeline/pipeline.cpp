@@ -9,6 +9,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/text.hpp"
+#include "lib/pipeline/yaml.hpp"
 
 namespace aug {
 
@@ -276,7 +277,7 @@ Pipeline Pipeline::load_file(const std::string& path) {
   if (!f) throw UsageError("cannot read the pipeline file " + path + ": " + std::strerror(errno));
   std::ostringstream ss;
   ss << f.rdbuf();
-  return parse(ss.str(), path);
+  return is_yaml_path(path) ? parse_yaml(ss.str(), path) : parse(ss.str(), path);
 }
 
 Pipeline Pipeline::parse(const std::string& text, const std::string& source_name) {
@@ -298,6 +299,33 @@ Pipeline Pipeline::parse(const std::string& text, const std::string& source_name
     if (at != std::string::npos) what = what.substr(at + 2);
     throw PipelineError(source_name + ": invalid JSON: " + what);
   }
+  return from_document(doc, source_name);
+}
+
+Pipeline Pipeline::parse_yaml(const std::string& text, const std::string& source_name) {
+  std::map<std::string, std::pair<int, int>> marks;
+  const json doc = yaml_to_json(text, source_name, marks);
+  try {
+    return from_document(doc, source_name);
+  } catch (const PipelineError& e) {
+    // "file:/stages/2/sigma: ..." becomes "file:LINE:COLUMN: /stages/2/sigma: ...", the position of
+    // the value at that pointer, or of its nearest parent the file has (a key that is missing).
+    const std::string what = e.what(), head = source_name + ":/";
+    if (what.compare(0, head.size(), head) != 0) throw;
+    const std::size_t end = what.find(": ", head.size() - 1);
+    const std::string pointer = what.substr(head.size() - 1, end == std::string::npos ? std::string::npos : end - head.size() + 1);
+    for (std::string at = pointer;; at = at.substr(0, at.rfind('/'))) {
+      const auto it = marks.find(at == "/" ? "" : at);
+      if (it != marks.end())
+        throw PipelineError(source_name + ":" + std::to_string(it->second.first) + ":" +
+                            std::to_string(it->second.second) + ": " + what.substr(source_name.size() + 1));
+      if (at.empty()) break;
+    }
+    throw;
+  }
+}
+
+Pipeline Pipeline::from_document(const json& doc, const std::string& source_name) {
   Pipeline p;
   p.source_ = source_name;
   Loader loader(source_name);

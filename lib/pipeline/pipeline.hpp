@@ -50,8 +50,11 @@ struct Plan {
 
 class Pipeline {
  public:
+  // A .yaml / .yml file is read as YAML (lib/pipeline/yaml.hpp), anything else as JSON.
   static Pipeline load_file(const std::string& path);
   static Pipeline parse(const std::string& text, const std::string& source_name);
+  // The same document in YAML; errors name file:line:column and the JSON pointer.
+  static Pipeline parse_yaml(const std::string& text, const std::string& source_name);
 
   const std::string& source() const { return source_; }
   std::optional<std::uint64_t> seed() const { return seed_; }
@@ -65,6 +68,8 @@ class Pipeline {
   Plan plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in) const;
 
  private:
+  static Pipeline from_document(const nlohmann::json& doc, const std::string& source_name);
+
   std::string source_;
   std::optional<std::uint64_t> seed_;
   std::unique_ptr<Node> root_;

@@ -42,7 +42,8 @@ TEST(Cli, UsageErrorsExitOne) {
 
 TEST(Cli, ValidateEveryShippedConfig) {
   for (const auto& e : std::filesystem::directory_iterator(testing::source_dir() / "configs")) {
-    if (e.path().extension() != ".json" || e.path().filename() == "pipeline.schema.json") continue;
+    const auto ext = e.path().extension();
+    if ((ext != ".json" && ext != ".yaml") || e.path().filename() == "pipeline.schema.json") continue;
     const auto r = run_cli({"validate", e.path().string()});
     EXPECT_EQ(r.code, 0) << e.path() << r.err;
     EXPECT_NE(r.out.find(": valid ("), std::string::npos);

@@ -197,5 +197,75 @@ TEST(PipelinePlan, UnsupportedImagesAreInputErrorsNamingTheStage) {
   }
 }
 
+// ---- YAML -------------------------------------------------------------------------------------
+
+std::string yaml_error_of(const std::string& text) {
+  try {
+    Pipeline::parse_yaml(text, "p.yaml");
+  } catch (const PipelineError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(PipelineYaml, SameDocumentSamePlansAsJson) {
+  const Pipeline j = Pipeline::parse(R"({"version": 1, "seed": 7, "stages": [
+     {"stage": "resize", "short_side": 256, "interpolation": "bilinear"},
+     {"stage": "gaussian_blur", "sigma": [0.1, 2.0], "p": 0.5},
+     {"stage": "one_of", "stages": [
+        {"stage": "flip", "direction": "horizontal"},
+        {"stage": "random_resized_crop", "size": [224, 224], "scale": [0.08, 1.0]}]}]})",
+                                     "p.json");
+  const Pipeline y = Pipeline::parse_yaml(R"(# the same pipeline
+version: 1
+seed: 7
+stages:
+  - stage: resize
+    short_side: 256
+    interpolation: bilinear
+  - {stage: gaussian_blur, sigma: [0.1, 2.0], p: 0.5}
+  - stage: one_of
+    stages:
+      - stage: flip
+        direction: "horizontal"
+      - stage: random_resized_crop
+        size: [224, 224]
+        scale: [0.08, 1.0]
+)",
+                                          "p.yaml");
+  EXPECT_EQ(y.seed(), 7u);
+  EXPECT_EQ(y.stage_count(), j.stage_count());
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = "img" + std::to_string(i) + ".png";
+    EXPECT_EQ(y.plan(7, key, 0, {640, 480, 3, DType::U8}).record.dump(),
+              j.plan(7, key, 0, {640, 480, 3, DType::U8}).record.dump());
+  }
+}
+
+TEST(PipelineYaml, ErrorsNameFileLineColumnAndPointer) {
+  EXPECT_EQ(yaml_error_of("version: 1\nstages:\n  - stage: gaussian_blur\n    sigma: -3\n"),
+            "p.yaml:4:12: /stages/0/sigma: gaussian_blur: \"sigma\" = -3 is outside (0, 50]");
+  // A key that is not there: the position of its nearest parent.
+  EXPECT_EQ(yaml_error_of("version: 1\nstages:\n  - stage: crop\n").substr(0, 26), "p.yaml:3:5: /stages/0: cro");
+  EXPECT_EQ(yaml_error_of("version: 1\nstages:\n  - stage: gausian_blur\n").substr(0, 58),
+            "p.yaml:3:12: /stages/0/stage: unknown stage \"gausian_blur\"");
+  EXPECT_EQ(yaml_error_of("version: 1\nstages:\n  - stage: flip\n   bad: [1,\n").substr(0, 26),
+            "p.yaml:4:4: invalid YAML: ");
+  EXPECT_EQ(yaml_error_of("version: 1\nversion: 1\nstages: []\n"),
+            "p.yaml:2:1: invalid YAML: the key \"version\" appears twice");
+  EXPECT_EQ(yaml_error_of("version: 1\nstages:\n  - {stage: gaussian_blur, sigma: .inf}\n"),
+            "p.yaml:3:35: invalid YAML: .inf: a pipeline takes finite numbers only");
+  EXPECT_EQ(yaml_error_of("- 1\n- 2\n").substr(0, 24), "p.yaml: a pipeline is a ");
+  EXPECT_EQ(yaml_error_of("").substr(0, 7), "p.yaml:");
+}
+
+TEST(PipelineYaml, QuotedScalarsStayStrings) {
+  // "1" is a string, so the version is refused; 1 is a number.
+  EXPECT_NE(yaml_error_of("version: \"1\"\nstages: []\n").find("unsupported version \"1\""), std::string::npos)
+      << yaml_error_of("version: \"1\"\nstages: []\n");
+  EXPECT_EQ(yaml_error_of("version: 1\nstages: []\n"), "(no error)");
+  EXPECT_EQ(yaml_error_of("version: 1\nstages: []\ndescription: yes\n"), "(no error)");  // a string in YAML 1.2
+}
+
 }  // namespace
 }  // namespace aug
