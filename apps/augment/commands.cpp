@@ -17,6 +17,7 @@
 #include "lib/run/files.hpp"
 #include "lib/run/interrupt.hpp"
 #include "lib/gpu/gpu.hpp"
+#include "lib/pipeline/albumentations.hpp"
 #include "lib/pipeline/describe.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "lib/verify/verify.hpp"
@@ -107,6 +108,14 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
 
   schema_ = app.add_subcommand("schema", "Print the JSON Schema of the pipeline format");
 
+  import_ = app.add_subcommand("import", "Convert a pipeline saved by another library into an augment pipeline");
+  import_->add_option("library", import_from_, "the library that saved it")
+      ->required()
+      ->check(CLI::IsMember({"albumentations"}));
+  import_->add_option("file", validate_path_, "its file: A.save's JSON or YAML");
+  import_->add_option("-o,--output", import_output_, "write the pipeline (JSON) to FILE instead of stdout");
+  import_->add_flag("--table", markdown_, "print the mapping of transforms to stages (docs/albumentations.md) and exit");
+
   devices_ = app.add_subcommand("devices", "List the CUDA GPUs, or say why there is none");
   devices_->add_flag("--json", json_, "as JSON");
 
@@ -137,6 +146,7 @@ Exit Commands::run_selected() {
   if (schema_->parsed()) return schema();
   if (devices_->parsed()) return devices();
   if (verify_->parsed()) return verify_devices();
+  if (import_->parsed()) return import_pipeline();
   throw UsageError("no command given; see augment --help");
 }
 
@@ -233,6 +243,25 @@ Exit Commands::describe() {
   }
   if (json_) std::cout << describe_json(*spec).dump(2) << "\n";
   else std::cout << describe_text(*spec);
+  return Exit::ok;
+}
+
+Exit Commands::import_pipeline() {
+  if (markdown_) {
+    std::cout << albumentations_table_markdown();
+    return Exit::ok;
+  }
+  if (validate_path_.empty()) throw UsageError("import albumentations: name the saved pipeline file");
+  const Imported imported = import_albumentations_file(validate_path_);
+  for (const std::string& note : imported.notes) spdlog::warn("{}", note);
+  const std::string text = pipeline_text(imported.pipeline);
+  if (import_output_.empty()) {
+    std::cout << text;
+    return Exit::ok;
+  }
+  std::ofstream f(import_output_, std::ios::binary);
+  if (!(f << text) || !f.flush()) throw UsageError("cannot write " + import_output_);
+  spdlog::info("{}: {} stage(s) written to {}", validate_path_, imported.pipeline["stages"].size(), import_output_);
   return Exit::ok;
 }
 

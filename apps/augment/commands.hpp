@@ -32,11 +32,12 @@ class Commands {
   Exit schema();
   Exit devices();
   Exit verify_devices();
+  Exit import_pipeline();
 
   CLI::App& app_;
   const GlobalOptions& global_;
   CLI::App *run_ = nullptr, *validate_ = nullptr, *stages_ = nullptr, *describe_ = nullptr, *schema_ = nullptr,
-           *devices_ = nullptr, *verify_ = nullptr;
+           *devices_ = nullptr, *verify_ = nullptr, *import_ = nullptr;
 
   // run
   std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_, masks_,
@@ -50,8 +51,8 @@ class Commands {
   std::vector<std::string> tolerances_;
   std::size_t verify_images_ = 0;
   bool require_gpu_ = false;
-  // validate / describe
-  std::string validate_path_, stage_name_;
+  // validate / describe / import
+  std::string validate_path_, stage_name_, import_from_, import_output_;
   bool json_ = false;
   bool markdown_ = false;
 };

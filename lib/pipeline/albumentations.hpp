@@ -1,0 +1,37 @@
+// `augment import albumentations`: a pipeline saved with Albumentations' A.save / to_dict
+// ({"__version__", "transform": {"__class_fullname__": "Compose", "transforms": [...]}}, JSON or
+// YAML) turned into an augment pipeline. Each transform augment has becomes its stage with the
+// parameters translated (names, ranges, units, defaults of Albumentations 1.x and 2.x); OneOf,
+// SomeOf, Sequential and nested Compose become compositions; Compose's bbox_params become the
+// "labels" block. Transforms that do not change pixels for a file on disk (Normalize, ToTensorV2,
+// ToFloat, FromFloat) are left out with a note. Anything else stops the import with the list of
+// transforms augment does not have, each with the closest stage it does have.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace aug {
+
+struct Imported {
+  nlohmann::ordered_json pipeline;  // {"version": 1, "description", "stages", ["labels"]}
+  std::vector<std::string> notes;   // where the translation approximates or leaves something out
+};
+
+// Throws PipelineError naming the file (and for an unsupported transform, every one with its place
+// "transform/transforms/2" and the closest stage).
+Imported import_albumentations(const nlohmann::json& saved, const std::string& source);
+
+// The file (A.save's JSON, or YAML for .yaml / .yml), imported and then checked as a pipeline.
+Imported import_albumentations_file(const std::string& path);
+
+// The pipeline as a file: top-level keys one per line, each stage on a line of its own (the stages
+// of a composition indented under it).
+std::string pipeline_text(const nlohmann::ordered_json& pipeline);
+
+// The mapping, one row per Albumentations transform: the docs table (docs/albumentations.md).
+std::string albumentations_table_markdown();
+
+}  // namespace aug

@@ -1,0 +1,204 @@
+// `augment import albumentations`: the saved pipelines in samples/albumentations/ (a classification,
+// a detection and a segmentation recipe as Albumentations users write them) imported, checked and
+// run; the refusals; the docs table.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "lib/core/error.hpp"
+#include "lib/pipeline/albumentations.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::run_cli;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+fs::path saved(const char* name) { return testing::samples_dir() / "albumentations" / name; }
+
+// Imports `name` with the CLI into dir/NAME.json and returns the pipeline and the CLI's stderr.
+std::pair<json, std::string> import_file(const fs::path& dir, const char* name) {
+  const fs::path out = dir / (std::string(name) + ".json");
+  const auto r = run_cli({"import", "albumentations", saved(name).string(), "-o", out.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  return {json::parse(slurp(out)), r.err};
+}
+
+TEST(ImportAlbumentations, ClassificationRecipe) {
+  testing::TempDir dir;
+  const auto [p, err] = import_file(dir.path(), "classification.json");
+  const json& s = p["stages"];
+  ASSERT_EQ(s.size(), 7u);  // Normalize and ToTensorV2 left out
+  EXPECT_NE(err.find("transform/transforms/7: Normalize left out"), std::string::npos) << err;
+  EXPECT_EQ(s[0], json::parse(R"({"stage":"random_resized_crop","size":[224,224],"scale":[0.08,1.0],
+                                  "ratio":[0.75,1.3333333333333333],"interpolation":"bilinear"})"));
+  EXPECT_EQ(s[1], json::parse(R"({"stage":"flip","direction":"horizontal","p":0.5})"));
+  // ShiftScaleRotate: scale offsets around 1, its reflect101 border kept.
+  EXPECT_EQ(s[2]["stage"], "affine");
+  EXPECT_NEAR(s[2]["scale"][0].get<double>(), 0.9, 1e-12);
+  EXPECT_NEAR(s[2]["scale"][1].get<double>(), 1.1, 1e-12);
+  EXPECT_EQ(s[2]["translate"], json::parse("[0.0625, 0.0625]"));
+  EXPECT_EQ(s[2]["border"], "reflect101");
+  // OneOf: the children's p become weights, the children run surely once chosen.
+  EXPECT_EQ(s[3]["stage"], "one_of");
+  EXPECT_EQ(s[3]["weights"], json::parse("[0.6, 0.2, 0.2]"));
+  EXPECT_EQ(s[3]["p"], 0.8);
+  EXPECT_FALSE(s[3]["stages"][0].contains("p"));
+  EXPECT_NEAR(s[3]["stages"][2]["r_shift"][1].get<double>(), 15.0 / 255.0, 1e-15);
+  // Equal children's p: no weights. GaussianBlur's sizes 3..7 as OpenCV's sigmas.
+  EXPECT_FALSE(s[4].contains("weights"));
+  EXPECT_NEAR(s[4]["stages"][0]["sigma"][0].get<double>(), 0.8, 1e-12);
+  EXPECT_NEAR(s[4]["stages"][0]["sigma"][1].get<double>(), 1.4, 1e-12);
+  EXPECT_EQ(s[4]["stages"][1]["kernel_size"], json::parse("[3, 5]"));
+  // GaussNoise's variance in pixels squared: sigma sqrt(var) / 255.
+  EXPECT_NEAR(s[5]["sigma"][0].get<double>(), std::sqrt(10.0) / 255.0, 1e-15);
+  EXPECT_NEAR(s[5]["sigma"][1].get<double>(), std::sqrt(50.0) / 255.0, 1e-15);
+  EXPECT_EQ(s[6], json::parse(R"({"stage":"coarse_dropout","num_holes":[1,8],"hole_height":[8.0,16.0],
+                                  "hole_width":[8.0,16.0],"fill":0.0,"p":0.3})"));
+  EXPECT_FALSE(p.contains("labels"));
+}
+
+TEST(ImportAlbumentations, DetectionRecipeKeepsItsBoxRules) {
+  testing::TempDir dir;
+  const auto [p, err] = import_file(dir.path(), "detection.json");
+  const json& s = p["stages"];
+  ASSERT_EQ(s.size(), 7u);
+  EXPECT_EQ(s[0], json::parse(R"({"stage":"resize","long_side":640,"interpolation":"bilinear"})"));
+  EXPECT_EQ(s[1], json::parse(R"({"stage":"pad","min_size":[640,640],"position":"center","border":"constant",
+                                  "fill":[114,114,114]})"));
+  EXPECT_EQ(s[2]["shear"], json::parse("[-5.0, 5.0, 0.0, 0.0]"));
+  EXPECT_EQ(s[2]["fill"], 114);
+  EXPECT_EQ(s[6], json::parse(R"({"stage":"jpeg","quality":[75,100],"p":0.3})"));
+  EXPECT_EQ(p["labels"], json::parse(R"({"min_area":16.0,"min_visibility":0.3,"min_size":[2.0,2.0]})"));
+  EXPECT_NE(err.find("pass --labels voc to augment run"), std::string::npos) << err;
+}
+
+TEST(ImportAlbumentations, SegmentationRecipeInYaml) {
+  testing::TempDir dir;
+  const auto [p, err] = import_file(dir.path(), "segmentation.yaml");
+  const json& s = p["stages"];
+  ASSERT_EQ(s.size(), 7u);
+  EXPECT_EQ(s[3], json::parse(R"({"stage":"rotate90","k":[0,1,2,3],"p":0.5})"));
+  EXPECT_EQ(s[4], json::parse(R"({"stage":"rotate","angle":[-30.0,30.0],"interpolation":"bilinear",
+                                  "border":"constant","fill":0,"p":0.4})"));
+  EXPECT_EQ(s[6]["stage"], "sequence");
+  EXPECT_EQ(s[6]["stages"][0], json::parse(R"({"stage":"gamma","gamma":[0.8,1.2]})"));
+  EXPECT_EQ(p["labels"], json::parse(R"({"mask_fill":"ignore"})"));  // Rotate's mask_value 255
+}
+
+TEST(ImportAlbumentations, ImportedPipelinesRunAndAgreeAcrossDevices) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "img");
+  for (const char* f : {"astronaut.jpg", "rocket.jpg", "coffee.png"}) fs::copy_file(testing::samples_dir() / f, dir / "img" / f);
+  // Labels for the detection recipe, masks for the segmentation one.
+  fs::create_directories(dir / "labels");
+  std::ofstream(dir / "labels/astronaut.txt") << "0 0.5 0.4 0.3 0.5\n";
+  std::ofstream(dir / "labels/rocket.txt") << "1 0.45 0.5 0.1 0.8\n";
+  std::ofstream(dir / "labels/coffee.txt") << "2 0.5 0.5 0.6 0.6\n";
+  fs::create_directories(dir / "masks");
+  for (const char* f : {"astronaut", "rocket", "coffee"}) {
+    const cv::Mat photo = cv::imread((dir / "img").string() + "/" + f + (std::string(f) == "coffee" ? ".png" : ".jpg"));
+    cv::Mat mask(photo.rows, photo.cols, CV_8U);
+    for (int y = 0; y < mask.rows; ++y)
+      for (int x = 0; x < mask.cols; ++x) mask.at<std::uint8_t>(y, x) = static_cast<std::uint8_t>((x / 64 + y / 64) % 3);
+    cv::imwrite((dir / "masks").string() + "/" + f + ".png", mask);
+  }
+  for (const char* name : {"classification.json", "detection.json", "segmentation.yaml"}) {
+    SCOPED_TRACE(name);
+    const fs::path pipeline = dir / (std::string(name) + ".json");
+    ASSERT_EQ(run_cli({"import", "albumentations", saved(name).string(), "-o", pipeline.string()}).code, 0);
+    for (const char* device : {"cpu", "cuda-emulated"}) {
+      std::vector<std::string> args = {"run", "-c", pipeline.string(), "-i", (dir / "img").string(), "-o",
+                                       (dir.path() / name / device / "images").string(), "--copies", "2", "--seed", "5",
+                                       "--device", device};
+      if (std::string(name) == "detection.json") args.insert(args.end(), {"--labels", "yolo"});
+      if (std::string(name) == "segmentation.yaml") args.insert(args.end(), {"--masks", (dir / "masks").string()});
+      const auto r = run_cli(args);
+      ASSERT_EQ(r.code, 0) << r.err;
+    }
+    int files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir.path() / name / "cpu")) {
+      if (!e.is_regular_file()) continue;
+      const fs::path rel = fs::relative(e.path(), dir.path() / name / "cpu");
+      EXPECT_EQ(slurp(e.path()), slurp(dir.path() / name / "cuda-emulated" / rel)) << rel;
+      ++files;
+    }
+    // 3 images x 2 copies, and as many label files or masks.
+    EXPECT_EQ(files, std::string(name) == "classification.json" ? 6 : 12);
+  }
+}
+
+TEST(ImportAlbumentations, UnsupportedTransformsAreListedWithTheClosestStage) {
+  const auto r = run_cli({"import", "albumentations", saved("unsupported.json").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  for (const char* line : {"4 transform(s) augment does not have",
+                           "transform/transforms/1: RandomBrightnessContrast (closest stage: color_jitter;",
+                           "transform/transforms/2/transforms/0: CLAHE (closest stage: equalize;",
+                           "transform/transforms/2/transforms/1: Sharpen (closest stage: sharpness;",
+                           "transform/transforms/3: RandomFog (closest stage: gaussian_illumination)"})
+    EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n" << r.err;
+}
+
+std::string import_error(const std::string& text) {
+  try {
+    import_albumentations(json::parse(text), "a.json");
+  } catch (const PipelineError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string compose(const std::string& transforms) {
+  return R"({"__version__": "1.4.4", "transform": {"__class_fullname__": "Compose", "p": 1.0, "transforms": [)" +
+         transforms + "]}}";
+}
+
+TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
+  EXPECT_EQ(import_error(R"({"version": 1, "stages": []})"),
+            "a.json: not a pipeline saved by Albumentations (A.save / to_dict): no \"transform\"");
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Resize", "height": 8, "width": 8, "interpolation": 4})")),
+            "a.json: transform/transforms/0: \"interpolation\" = 4 (cv2.INTER_LANCZOS4 or another) has no stage "
+            "equivalent; use 0 to 3");
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Affine", "translate_percent": [0, 0.2]})")),
+            "a.json: transform/transforms/0: translate_percent must be symmetric (-f, f)");
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Rotate", "limit": "x"})")),
+            "a.json: transform/transforms/0: \"limit\" must be a number or a pair of numbers, not \"x\"");
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Perspective"}, {"__class_fullname__": "Fancy"})")),
+            "a.json: 2 transform(s) augment does not have; replace or remove them and import again:\n"
+            "  transform/transforms/0: Perspective (closest stage: perspective; moves the corners by normal draws; "
+            "perspective draws torchvision's way)\n"
+            "  transform/transforms/1: Fancy (no close stage)");
+  // A value out of a stage's range is caught when the imported pipeline is loaded.
+  testing::TempDir dir;
+  std::ofstream(dir / "big.json") << compose(R"({"__class_fullname__": "Rotate", "limit": 400, "p": 1.0})");
+  const auto r = run_cli({"import", "albumentations", (dir / "big.json").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("big.json (imported):/stages/0/angle: rotate:"), std::string::npos) << r.err;
+}
+
+TEST(ImportAlbumentations, DocsTableIsCurrent) {
+  const std::string doc = slurp(testing::source_dir() / "docs/albumentations.md");
+  const std::string begin = "<!-- table:begin (generated by augment import albumentations --table) -->\n";
+  const auto a = doc.find(begin), b = doc.find("<!-- table:end -->");
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), albumentations_table_markdown())
+      << "docs/albumentations.md is stale: regenerate its table with `augment import albumentations --table`";
+}
+
+}  // namespace
+}  // namespace aug
