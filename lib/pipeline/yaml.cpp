@@ -36,6 +36,9 @@ class Reader {
 
   nlohmann::json value(const YAML::Node& n, const std::string& pointer) {
     const YAML::Mark m = n.Mark();
+    // Aliases share nodes, so a small file can stand for an exponential number of values.
+    if (++values_ > kMaxValues)
+      fail(m, "the document expands to more than " + std::to_string(kMaxValues) + " values (aliases of aliases?)");
     if (m.line >= 0) marks_[pointer] = {m.line + 1, m.column + 1};
     switch (n.Type()) {
       case YAML::NodeType::Undefined:
@@ -94,8 +97,10 @@ class Reader {
     return s;
   }
 
+  static constexpr std::size_t kMaxValues = 1'000'000;
   const std::string& source_;
   std::map<std::string, std::pair<int, int>>& marks_;
+  std::size_t values_ = 0;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 // libFuzzer target: pipeline file text -> validated pipeline -> a few plans -> (small) images.
+// Built twice: fuzz_pipeline reads the text as JSON, fuzz_pipeline_yaml (AUG_FUZZ_YAML) as YAML.
 // A rejected file must be rejected with the project's errors (aug::Error and its subclasses);
 // any other exception, a crash or a sanitizer report is a finding.
 #include <cstddef>
@@ -44,7 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::unique_ptr<aug::Pipeline> pipeline;
   try {
+#if defined(AUG_FUZZ_YAML)
+    pipeline = std::make_unique<aug::Pipeline>(aug::Pipeline::parse_yaml(text, "fuzz.yaml"));
+#else
     pipeline = std::make_unique<aug::Pipeline>(aug::Pipeline::parse(text, "fuzz.json"));
+#endif
   } catch (const aug::Error&) {
     return 0;  // a documented rejection
   }

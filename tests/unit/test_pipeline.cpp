@@ -257,6 +257,14 @@ TEST(PipelineYaml, ErrorsNameFileLineColumnAndPointer) {
             "p.yaml:3:35: invalid YAML: .inf: a pipeline takes finite numbers only");
   EXPECT_EQ(yaml_error_of("- 1\n- 2\n").substr(0, 24), "p.yaml: a pipeline is a ");
   EXPECT_EQ(yaml_error_of("").substr(0, 7), "p.yaml:");
+  // Aliases of aliases: 2^40 values from 40 lines, refused instead of expanded.
+  std::string bomb = "a0: &a0 [1, 1]\n";
+  for (int i = 1; i <= 40; ++i)
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) + ", *a" +
+            std::to_string(i - 1) + "]\n";
+  EXPECT_NE(yaml_error_of(bomb).find("invalid YAML: the document expands to more than 1000000 values"),
+            std::string::npos)
+      << yaml_error_of(bomb);
 }
 
 TEST(PipelineYaml, QuotedScalarsStayStrings) {
