@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <regex>
 
@@ -29,13 +30,40 @@ std::string escape_pointer(const std::string& key) {
   return out;
 }
 
+// Well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF), as JSON text must be.
+bool utf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int n = 0;
+    std::uint32_t cp = 0, min = 0;
+    if (c < 0x80) n = 0, cp = c;
+    else if ((c & 0xE0) == 0xC0) n = 1, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0) n = 2, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0) n = 3, cp = c & 0x07, min = 0x10000;
+    else return false;
+    if (i + static_cast<std::size_t>(n) >= s.size() && n > 0) return false;  // cut short
+    for (int k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += static_cast<std::size_t>(n) + 1;
+  }
+  return true;
+}
+
 class Reader {
  public:
   Reader(const std::string& source, std::map<std::string, std::pair<int, int>>& marks)
       : source_(source), marks_(marks) {}
 
-  nlohmann::json value(const YAML::Node& n, const std::string& pointer) {
+  nlohmann::json value(const YAML::Node& n, const std::string& pointer, int depth = 0) {
     const YAML::Mark m = n.Mark();
+    // An anchored node may contain an alias of itself: a cycle, not a tree.
+    if (depth > kMaxDepth)
+      fail(m, "nested deeper than " + std::to_string(kMaxDepth) + " levels (an alias inside its own anchor?)");
     // Aliases share nodes, so a small file can stand for an exponential number of values.
     if (++values_ > kMaxValues)
       fail(m, "the document expands to more than " + std::to_string(kMaxValues) + " values (aliases of aliases?)");
@@ -47,7 +75,7 @@ class Reader {
       case YAML::NodeType::Sequence: {
         nlohmann::json a = nlohmann::json::array();
         std::size_t i = 0;
-        for (const YAML::Node& item : n) a.push_back(value(item, pointer + "/" + std::to_string(i++)));
+        for (const YAML::Node& item : n) a.push_back(value(item, pointer + "/" + std::to_string(i++), depth + 1));
         return a;
       }
       case YAML::NodeType::Map: {
@@ -55,8 +83,9 @@ class Reader {
         for (const auto& kv : n) {
           if (!kv.first.IsScalar()) fail(kv.first.Mark(), "a key must be a plain string");
           const std::string key = kv.first.Scalar();
+          if (!utf8(key)) fail(kv.first.Mark(), "a key that is not UTF-8 text");
           if (o.contains(key)) fail(kv.first.Mark(), "the key \"" + key + "\" appears twice");
-          o[key] = value(kv.second, pointer + "/" + escape_pointer(key));
+          o[key] = value(kv.second, pointer + "/" + escape_pointer(key), depth + 1);
         }
         return o;
       }
@@ -73,6 +102,7 @@ class Reader {
   // YAML 1.2's core schema for plain scalars; quoted ones ("!" tag) stay strings.
   nlohmann::json scalar(const YAML::Node& n) const {
     const std::string& s = n.Scalar();
+    if (!utf8(s)) fail(n.Mark(), "a value that is not UTF-8 text");
     if (n.Tag() == "!") return s;
     if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
     if (s == "true" || s == "True" || s == "TRUE") return true;
@@ -98,6 +128,7 @@ class Reader {
   }
 
   static constexpr std::size_t kMaxValues = 1'000'000;
+  static constexpr int kMaxDepth = 200;
   const std::string& source_;
   std::map<std::string, std::pair<int, int>>& marks_;
   std::size_t values_ = 0;

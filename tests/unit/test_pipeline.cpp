@@ -257,6 +257,19 @@ TEST(PipelineYaml, ErrorsNameFileLineColumnAndPointer) {
             "p.yaml:3:35: invalid YAML: .inf: a pipeline takes finite numbers only");
   EXPECT_EQ(yaml_error_of("- 1\n- 2\n").substr(0, 24), "p.yaml: a pipeline is a ");
   EXPECT_EQ(yaml_error_of("").substr(0, 7), "p.yaml:");
+  // JSON text is UTF-8: a YAML value or key that is not is refused where it is (found by fuzz_pipeline_yaml).
+  EXPECT_EQ(yaml_error_of("version: 1\nstages:\n  - {stage: flip, direction: \"ab\xfe\"}\n"),
+            "p.yaml:3:30: invalid YAML: a value that is not UTF-8 text");
+  EXPECT_EQ(yaml_error_of("version: 1\nd\xc3: 2\nstages: []\n"), "p.yaml:2:1: invalid YAML: a key that is not UTF-8 text");
+  EXPECT_EQ(yaml_error_of("version: 1\ndescription: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\nstages: []\n"),
+            "(no error)");
+  EXPECT_NE(yaml_error_of("version: 1\ndescription: \"\xed\xa0\x80\"\nstages: []\n").find("not UTF-8"),
+            std::string::npos);  // a surrogate
+  EXPECT_NE(yaml_error_of("version: 1\ndescription: \"\xc0\xaf\"\nstages: []\n").find("not UTF-8"),
+            std::string::npos);  // overlong
+  // An alias inside its own anchor is a cycle (found by fuzz_pipeline_yaml).
+  EXPECT_EQ(yaml_error_of("version: 1\nstages:\n  - &a {stage: one_of, stages: [*a]}\n").substr(0, 60),
+            "p.yaml:3:16: invalid YAML: nested deeper than 200 levels (an");
   // Aliases of aliases: 2^40 values from 40 lines, refused instead of expanded.
   std::string bomb = "a0: &a0 [1, 1]\n";
   for (int i = 1; i <= 40; ++i)
