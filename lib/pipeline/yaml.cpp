@@ -127,7 +127,7 @@ class Reader {
     return s;
   }
 
-  static constexpr std::size_t kMaxValues = 1'000'000;
+  static constexpr std::size_t kMaxValues = 100'000;
   static constexpr int kMaxDepth = 200;
   const std::string& source_;
   std::map<std::string, std::pair<int, int>>& marks_;
