@@ -20,6 +20,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "lib/pipeline/describe.hpp"
 #include "lib/pipeline/pipeline.hpp"
+#include "lib/preview/preview.hpp"
 #include "lib/verify/verify.hpp"
 
 namespace aug::app {
@@ -108,6 +109,24 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
 
   schema_ = app.add_subcommand("schema", "Print the JSON Schema of the pipeline format");
 
+  preview_ = app.add_subcommand("preview", "Write a contact sheet: a few images next to their augmented variants");
+  preview_->add_option("-c,--config", pipeline_, "pipeline file (JSON or YAML)")->required();
+  preview_->add_option("-i,--input", input_, "input folder (its first images, sorted) or image file")->required();
+  preview_->add_option("-o,--output", preview_output_, "the sheet: .html (self-contained) or .png")->capture_default_str();
+  preview_->add_option("--images", preview_images_, "how many inputs")->capture_default_str()->check(CLI::Range(1, 1000));
+  preview_->add_option("--variants", preview_variants_, "variants per input: copies 0..N-1 of augment run")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  preview_->add_option("--seed", seed_, "seed (overrides the pipeline's, as run's)");
+  preview_->add_option("--device", device_, kDeviceHelp)->capture_default_str();
+  preview_->add_option("--labels", run_options_.labels, "draw labels: yolo, voc or coco=FILE (as run)");
+  preview_->add_option("--masks", masks_, "lay masks over the tiles (as run)");
+  preview_->add_option("--mask-suffix", run_options_.mask_suffix, "what replaces an image's extension to name its mask")
+      ->capture_default_str();
+  preview_->add_option("--quality", run_options_.quality, "JPEG and WebP quality of the tiles (as run)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+
   import_ = app.add_subcommand("import", "Convert a pipeline saved by another library into an augment pipeline");
   import_->add_option("library", import_from_, "the library that saved it")
       ->required()
@@ -147,6 +166,7 @@ Exit Commands::run_selected() {
   if (devices_->parsed()) return devices();
   if (verify_->parsed()) return verify_devices();
   if (import_->parsed()) return import_pipeline();
+  if (preview_->parsed()) return preview();
   throw UsageError("no command given; see augment --help");
 }
 
@@ -243,6 +263,25 @@ Exit Commands::describe() {
   }
   if (json_) std::cout << describe_json(*spec).dump(2) << "\n";
   else std::cout << describe_text(*spec);
+  return Exit::ok;
+}
+
+Exit Commands::preview() {
+  PreviewOptions o;
+  o.input = input_;
+  o.output = preview_output_;
+  o.images = preview_images_;
+  o.variants = preview_variants_;
+  o.seed = seed_;
+  o.device = parse_device(device_);
+  o.labels = run_options_.labels;
+  if (!masks_.empty()) o.masks = masks_;
+  o.mask_suffix = run_options_.mask_suffix;
+  o.quality = run_options_.quality;
+  o.decode.max_pixels = max_pixels_;
+  const Pipeline pipeline = Pipeline::load_file(pipeline_);
+  const PreviewSummary s = aug::preview(pipeline, o);
+  spdlog::info("{}: {} image(s), {} variant(s) on {}", preview_output_, s.images, s.tiles, s.device);
   return Exit::ok;
 }
 

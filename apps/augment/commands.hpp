@@ -33,11 +33,13 @@ class Commands {
   Exit devices();
   Exit verify_devices();
   Exit import_pipeline();
+  Exit preview();
 
   CLI::App& app_;
   const GlobalOptions& global_;
   CLI::App *run_ = nullptr, *validate_ = nullptr, *stages_ = nullptr, *describe_ = nullptr, *schema_ = nullptr,
-           *devices_ = nullptr, *verify_ = nullptr, *import_ = nullptr;
+           *devices_ = nullptr, *verify_ = nullptr, *import_ = nullptr,
+           *preview_ = nullptr;
 
   // run
   std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_, masks_,
@@ -51,6 +53,10 @@ class Commands {
   std::vector<std::string> tolerances_;
   std::size_t verify_images_ = 0;
   bool require_gpu_ = false;
+  // preview
+  std::size_t preview_images_ = 4;
+  std::uint32_t preview_variants_ = 8;
+  std::string preview_output_ = "preview.html";
   // validate / describe / import
   std::string validate_path_, stage_name_, import_from_, import_output_;
   bool json_ = false;
