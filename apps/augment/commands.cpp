@@ -16,6 +16,7 @@
 #include "lib/core/text.hpp"
 #include "lib/run/files.hpp"
 #include "lib/run/interrupt.hpp"
+#include "lib/gpu/device_api.hpp"
 #include "lib/gpu/gpu.hpp"
 #include "lib/pipeline/describe.hpp"
 #include "lib/pipeline/pipeline.hpp"
@@ -31,7 +32,8 @@ std::string version_text() {
 namespace {
 
 const char* kDeviceHelp =
-    "cpu, auto (the first usable GPU, else the CPU), cuda, cuda:N, cuda-emulated[:N] (an emulated GPU, for testing)";
+    "cpu, auto (the first usable GPU, else the CPU), cuda, cuda:N, cuda-emulated[:N] (an emulated GPU, for testing); "
+    "several GPUs share the images: cuda:0,cuda:2 or cuda:all (also cuda-emulated:all)";
 
 int parse_shard(const std::string& text, int& count) {
   const auto slash = text.find('/');
@@ -142,7 +144,7 @@ Exit Commands::run_selected() {
 
 Exit Commands::run() {
   RunOptions& o = run_options_;
-  o.device = parse_device(device_);
+  o.devices = parse_devices(device_);
   if (!shard_.empty()) o.shard_index = parse_shard(shard_, o.shard_count);
   const Pipeline pipeline = Pipeline::load_file(pipeline_);
   o.input = input_;
@@ -161,6 +163,9 @@ Exit Commands::run() {
   if (o.dry_run) return Exit::ok;
   const double rate = s.seconds > 0 ? s.outputs / s.seconds : 0;
   if (global_.log_format == "json") {
+    nlohmann::json per_device = nlohmann::json::array();
+    for (const DeviceUse& d : s.devices)
+      per_device.push_back({{"device", d.device}, {"images", d.images}, {"busy_seconds", d.busy_seconds}});
     std::cout << nlohmann::json{{"inputs", s.inputs},
                                 {"outputs", s.outputs},
                                 {"existing", s.existing},
@@ -170,6 +175,7 @@ Exit Commands::run() {
                                 {"images_per_second", rate},
                                 {"device", s.device},
                                 {"device_busy_seconds", s.device_busy_seconds},
+                                {"devices", per_device},
                                 {"seed", s.seed},
                                 {"interrupted", s.interrupted},
                                 {"objects_kept", s.objects_kept},
@@ -194,7 +200,19 @@ Exit Commands::run() {
                     s.objects_kept, s.objects_dropped);
       std::cout << line;
     }
-    if (s.device_busy_seconds > 0) {
+    if (s.devices.size() > 1) {
+      // Images per device; a device's busy time is its own share of the wall time.
+      for (const DeviceUse& d : s.devices) {
+        std::snprintf(line, sizeof line, "augment: %s: %zu images", d.device.c_str(), d.images);
+        std::cout << line;
+        if (d.busy_seconds > 0) {
+          std::snprintf(line, sizeof line, ", busy %.2f s of %.2f s (%.0f%%)", d.busy_seconds, s.seconds,
+                        100 * d.busy_seconds / s.seconds);
+          std::cout << line;
+        }
+        std::cout << "\n";
+      }
+    } else if (s.device_busy_seconds > 0) {
       std::snprintf(line, sizeof line, "augment: %s busy %.2f s of %.2f s (%.0f%%; summed over streams, an upper bound)\n",
                     s.device.c_str(), s.device_busy_seconds, s.seconds, 100 * s.device_busy_seconds / s.seconds);
       std::cout << line;
@@ -256,13 +274,22 @@ Exit Commands::devices() {
                      {"runtime_version", gpu::cuda_version(inv.runtime_version)},
                      {"devices", devices}};
     if (inv.devices.empty()) j["why_none"] = inv.why_none;
+    nlohmann::json emulated = nlohmann::json::array();
+    for (int i = 0; i < gpu::emulated_device_count(); ++i) emulated.push_back("cuda-emulated:" + std::to_string(i));
+    j["emulated_devices"] = emulated;
     std::cout << j.dump(2) << "\n";
     return Exit::ok;
   }
   std::cout << "CUDA driver " << gpu::cuda_version(inv.driver_version) << ", runtime "
             << gpu::cuda_version(inv.runtime_version) << (inv.built_with_cuda ? "" : " (built without CUDA)") << "\n";
+  const int emulated = gpu::emulated_device_count();
+  const std::string emulated_line =
+      "emulated, for testing: " +
+      (emulated == 1 ? std::string("cuda-emulated:0")
+                     : "cuda-emulated:0 to cuda-emulated:" + std::to_string(emulated - 1) + " (--device cuda-emulated:all)") +
+      "; AUGMENT_EMULATED_GPUS sets how many\n";
   if (inv.devices.empty()) {
-    std::cout << "no usable CUDA GPU: " << inv.why_none << "\n";
+    std::cout << "no usable CUDA GPU: " << inv.why_none << "\n" << emulated_line;
     return Exit::ok;
   }
   for (const auto& d : inv.devices) {
@@ -271,6 +298,10 @@ Exit Commands::devices() {
                   d.memory_bytes / double(1 << 30), d.cc_major, d.cc_minor);
     std::cout << line;
   }
+  if (inv.devices.size() > 1)
+    std::cout << "--device cuda:all spreads a run's images over these " << inv.devices.size()
+              << " GPUs (or a list: --device cuda:" << inv.devices[0].index << ",cuda:" << inv.devices[1].index << ")\n";
+  std::cout << emulated_line;
   return Exit::ok;
 }
 

@@ -96,6 +96,16 @@ TEST(Cli, DevicesSaysWhatThereIs) {
   else EXPECT_NE(r.out.find("cuda:0  " + inv.devices[0].name), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(run_cli({"devices", "--json"}).out);
   EXPECT_EQ(j["devices"].size(), inv.devices.size());
+  // The emulated devices, and how to use them all.
+  const auto three = run_cli({"devices"}, {"AUGMENT_EMULATED_GPUS=3"});
+  EXPECT_NE(three.out.find("emulated, for testing: cuda-emulated:0 to cuda-emulated:2 (--device cuda-emulated:all)"),
+            std::string::npos)
+      << three.out;
+  const auto three_json = nlohmann::json::parse(run_cli({"devices", "--json"}, {"AUGMENT_EMULATED_GPUS=3"}).out);
+  EXPECT_EQ(three_json["emulated_devices"], nlohmann::json({"cuda-emulated:0", "cuda-emulated:1", "cuda-emulated:2"}));
+  if (inv.devices.size() > 1) {
+    EXPECT_NE(r.out.find("--device cuda:all spreads a run's images over these"), std::string::npos) << r.out;
+  }
   EXPECT_EQ(j["built_with_cuda"], inv.built_with_cuda);
 }
 

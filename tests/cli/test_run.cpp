@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/gpu/gpu.hpp"
 #include "lib/io/codec.hpp"
 #include "tests/support/testing.hpp"
 
@@ -299,6 +300,82 @@ TEST(Run, OutputFormatsAndSampleTypes) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(list_files(dir / "jpg"), (std::vector<std::string>{"deep.jpg", "float.jpg"}));
   EXPECT_EQ(count_lines(r.err, "JPEG output: 16-bit to 8-bit (said once for the run)"), 1) << r.err;
+}
+
+// --device with several GPUs: the images are spread over them, and every output has the bytes of a
+// CPU run and of a single-device run (an image's seed depends on its path, not on where it ran).
+TEST(Run, SeveralGpusShareTheImagesAndWriteTheSameBytes) {
+  TempDir dir;
+  const std::vector<std::string> env{"AUGMENT_EMULATED_GPUS=3"};
+  auto run_on = [&](const std::string& device, const std::string& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"run", "-c", kDefault, "-i", kSamples, "-o", (dir / out).string(), "--copies", "2",
+                               "--device", device};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(a, env);
+  };
+  const auto cpu = run_on("cpu", "cpu");
+  ASSERT_EQ(cpu.code, 0) << cpu.err;
+  const auto reference = contents(dir / "cpu");
+  ASSERT_EQ(reference.size(), 12u);
+
+  const auto single = run_on("cuda-emulated:1", "single");
+  ASSERT_EQ(single.code, 0) << single.err;
+  EXPECT_EQ(contents(dir / "single"), reference);
+
+  const auto pair = run_on("cuda-emulated:0,cuda-emulated:2", "pair", {"--threads", "4"});
+  ASSERT_EQ(pair.code, 0) << pair.err;
+  EXPECT_EQ(contents(dir / "pair"), reference);
+  EXPECT_NE(pair.out.find("outputs written, 0 failed inputs;"), std::string::npos) << pair.out;
+  EXPECT_NE(pair.out.find("on cuda-emulated:0,cuda-emulated:2, seed"), std::string::npos) << pair.out;
+  EXPECT_EQ(count_lines(pair.out, "augment: cuda-emulated:0: "), 1) << pair.out;
+  EXPECT_EQ(count_lines(pair.out, "augment: cuda-emulated:2: "), 1) << pair.out;
+  EXPECT_EQ(count_lines(pair.out, "cuda-emulated:1"), 0) << pair.out;
+
+  // cuda-emulated:all: every emulated device; the JSON summary counts the images of each.
+  const auto all = run_on("cuda-emulated:all", "all", {"--threads", "3", "--log-format", "json"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(contents(dir / "all"), reference);
+  const auto summary = nlohmann::json::parse(all.out);
+  EXPECT_EQ(summary["device"], "cuda-emulated:0,cuda-emulated:1,cuda-emulated:2");
+  ASSERT_EQ(summary["devices"].size(), 3u) << all.out;
+  std::size_t images = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(summary["devices"][i]["device"], "cuda-emulated:" + std::to_string(i));
+    EXPECT_GE(summary["devices"][i]["busy_seconds"].get<double>(), 0.0);
+    images += summary["devices"][i]["images"].get<std::size_t>();
+  }
+  EXPECT_EQ(images, 12u) << "every output was augmented on exactly one device: " << all.out;
+  EXPECT_EQ(summary["outputs"], 12);
+
+  // Fewer threads than devices: each device still gets a worker of its own.
+  const auto one_thread = run_on("cuda-emulated:0,cuda-emulated:1", "one_thread", {"--threads", "1"});
+  ASSERT_EQ(one_thread.code, 0) << one_thread.err;
+  EXPECT_NE(one_thread.err.find("1 worker threads for 2 devices: using 2"), std::string::npos) << one_thread.err;
+  EXPECT_EQ(contents(dir / "one_thread"), reference);
+}
+
+TEST(Run, ADeviceListWithAMissingOrRepeatedDeviceIsRefusedBeforeWriting) {
+  TempDir dir;
+  const std::vector<std::string> env{"AUGMENT_EMULATED_GPUS=2"};
+  auto refused = [&](const std::string& device, const std::string& message) {
+    const auto r = run_cli({"run", "-c", kDefault, "-i", kSamples, "-o", (dir / "out").string(), "--device", device}, env);
+    EXPECT_EQ(r.code, 1) << device;
+    EXPECT_NE(r.err.find(message), std::string::npos) << device << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << device << ": nothing is written";
+  };
+  refused("cuda-emulated:0,cuda-emulated:2",
+          "cuda-emulated:2 does not exist: the emulated devices are cuda-emulated:0 to cuda-emulated:1");
+  refused("cuda-emulated:1,cuda-emulated:1", "--device cuda-emulated:1,cuda-emulated:1: cuda-emulated:1 is named twice");
+  refused("cpu,cuda-emulated:0", "cpu cannot be in a list, which names GPUs only");
+  refused("cuda:all,cuda:0", "cuda:all already names every such GPU; give it alone");
+  const gpu::Inventory inv = gpu::inventory();
+  if (inv.devices.empty()) {
+    refused("cuda:all", "--device cuda:all: there is no usable CUDA GPU");
+    refused("cuda-emulated:0,cuda:0", "cuda:0 is not available");
+  } else {
+    const std::string past = "cuda:" + std::to_string(inv.devices.back().index + 1);
+    refused("cuda:" + std::to_string(inv.devices[0].index) + "," + past, past + " is not available");
+  }
 }
 
 TEST(Run, JsonLogsAndSummary) {
