@@ -22,6 +22,7 @@
 #include "lib/run/interrupt.hpp"
 #include "lib/run/jobs.hpp"
 #include "lib/run/manifest.hpp"
+#include "lib/run/progress.hpp"
 
 namespace aug {
 
@@ -114,14 +115,6 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOption
   return jobs;
 }
 
-std::string format_eta(double seconds) {
-  if (seconds < 0 || seconds > 359999) return "--";
-  const int s = static_cast<int>(seconds + 0.5);
-  if (s < 60) return std::to_string(s) + "s";
-  if (s < 3600) return std::to_string(s / 60) + "m" + (s % 60 < 10 ? "0" : "") + std::to_string(s % 60) + "s";
-  return std::to_string(s / 3600) + "h" + (s % 3600 / 60 < 10 ? "0" : "") + std::to_string(s % 3600 / 60) + "m";
-}
-
 fs::path mask_output(const RunOptions& o, const std::string& out_rel) {
   std::string suffix = o.mask_suffix;  // masks are written as PNG whatever they were read as
   const fs::path ext = fs::path(suffix).extension();
@@ -201,12 +194,9 @@ class Stream {
         }
         cv_done_.wait_for(lk, std::chrono::milliseconds(200));
         if (o_.progress) {
-          const double secs = std::chrono::duration<double>(Clock::now() - start).count();
-          const std::size_t done = written_ + failed_jobs_;
-          const double rate = secs > 0 ? done / secs : 0;
-          char line[160];
-          std::snprintf(line, sizeof line, "augment: %zu/%zu images  %.1f images/s  ETA %s", done, todo_, rate,
-                        format_eta(rate > 0 ? (todo_ - done) / rate : -1).c_str());
+          const Progress p{written_ + failed_jobs_, todo_, failed_jobs_,
+                           std::chrono::duration<double>(Clock::now() - start).count()};
+          const std::string line = progress_line(p, terminal_columns());
           lk.unlock();
           set_status_line(line);
           lk.lock();

@@ -378,6 +378,25 @@ TEST(Run, ADeviceListWithAMissingOrRepeatedDeviceIsRefusedBeforeWriting) {
   }
 }
 
+TEST(Run, TheProgressLineHasABarAndTheFailures) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "in");
+  for (const auto& f : kSampleFiles) std::filesystem::copy_file(testing::samples_dir() / f, dir / "in" / f);
+  testing::write_bytes(dir / "in" / "broken.jpg", {0xFF, 0xD8, 0xFF, 0xE0, 0, 1, 2, 3});
+  // stderr is not a terminal here: $COLUMNS gives the width.
+  const auto wide = run_cli(run_args((dir / "in").string(), (dir / "wide").string(), {"--progress", "always", "--copies", "4"}),
+                            {"COLUMNS=150"});
+  EXPECT_EQ(wide.code, 2) << wide.err;
+  EXPECT_NE(wide.err.find("augment: ["), std::string::npos) << wide.err;
+  EXPECT_NE(wide.err.find("/28 images, 4 failed, "), std::string::npos) << "the failed outputs are counted: " << wide.err;
+  const auto narrow = run_cli(run_args((dir / "in").string(), (dir / "narrow").string(),
+                                       {"--progress", "always", "--copies", "4"}),
+                              {"COLUMNS=50"});
+  EXPECT_EQ(narrow.code, 2) << narrow.err;
+  EXPECT_EQ(narrow.err.find("augment: ["), std::string::npos) << "no room for a bar: " << narrow.err;
+  EXPECT_NE(narrow.err.find("/28 images, 4 failed, "), std::string::npos) << narrow.err;
+}
+
 TEST(Run, JsonLogsAndSummary) {
   TempDir dir;
   const auto in = broken_folder(dir);
