@@ -10,10 +10,10 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
-#include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lib/core/text.hpp"
+#include "lib/io/codec.hpp"
 #include "lib/run/files.hpp"
 #include "lib/run/interrupt.hpp"
 #include "lib/gpu/device_api.hpp"
@@ -25,8 +25,14 @@
 namespace aug::app {
 
 std::string version_text() {
-  return std::string("augment ") + AUGMENT_VERSION + " (" + (AUGMENT_WITH_CUDA ? "with CUDA" : "without CUDA") +
-         ", OpenCV " + CV_VERSION + ")";
+  // The libraries that decide output bytes, and the CUDA runtime and driver ("none" without).
+  const gpu::Inventory inv = gpu::inventory();
+  std::string text = std::string("augment ") + AUGMENT_VERSION + " (" + (AUGMENT_WITH_CUDA ? "with CUDA" : "without CUDA") +
+                     ")\n" + join(codec_library_versions(), ", ") + "\nCUDA runtime " +
+                     gpu::cuda_version(inv.runtime_version) + ", driver " + gpu::cuda_version(inv.driver_version);
+  if (!inv.built_with_cuda) text += " (built without CUDA)";
+  else if (inv.driver_version == 0) text += " (no NVIDIA driver)";
+  return text;
 }
 
 namespace {

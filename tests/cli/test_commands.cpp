@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/core/utility.hpp>
 
 #include "lib/gpu/gpu.hpp"
 #include "lib/pipeline/describe.hpp"
@@ -29,6 +30,17 @@ TEST(Cli, HelpAndVersion) {
   const auto version = run_cli({"--version"});
   EXPECT_EQ(version.code, 0);
   EXPECT_EQ(version.out.rfind("augment ", 0), 0u);
+  // The libraries that decide output bytes, and CUDA's runtime and driver ("none" without them).
+  EXPECT_NE(version.out.find("OpenCV " + cv::getVersionString() + ", libjpeg"), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find(", libpng 1."), std::string::npos) << version.out;
+  const gpu::Inventory inv = gpu::inventory();
+  EXPECT_NE(version.out.find("CUDA runtime " + gpu::cuda_version(inv.runtime_version) + ", driver " +
+                             gpu::cuda_version(inv.driver_version)),
+            std::string::npos)
+      << version.out;
+  if (!inv.built_with_cuda) {
+    EXPECT_NE(version.out.find("CUDA runtime none, driver none (built without CUDA)"), std::string::npos) << version.out;
+  }
 }
 
 TEST(Cli, UsageErrorsExitOne) {
