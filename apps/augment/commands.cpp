@@ -16,6 +16,7 @@
 #include "lib/io/codec.hpp"
 #include "lib/run/files.hpp"
 #include "lib/run/interrupt.hpp"
+#include "lib/run/shard.hpp"
 #include "lib/gpu/device_api.hpp"
 #include "lib/gpu/gpu.hpp"
 #include "lib/pipeline/describe.hpp"
@@ -41,22 +42,6 @@ const char* kDeviceHelp =
     "cpu, auto (the first usable GPU, else the CPU), cuda, cuda:N, cuda-emulated[:N] (an emulated GPU, for testing); "
     "several GPUs share the images: cuda:0,cuda:2 or cuda:all (also cuda-emulated:all)";
 
-int parse_shard(const std::string& text, int& count) {
-  const auto slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("");
-    std::size_t used = 0;
-    const int k = std::stoi(text.substr(0, slash), &used);
-    if (used != slash) throw std::invalid_argument("");
-    count = std::stoi(text.substr(slash + 1), &used);
-    if (used != text.size() - slash - 1) throw std::invalid_argument("");
-    if (count < 1 || k < 0 || k >= count) throw std::invalid_argument("");
-    return k;
-  } catch (const std::exception&) {
-    throw UsageError("--shard " + text + ": expected K/N with 0 <= K < N, e.g. 0/4");
-  }
-}
-
 }  // namespace
 
 Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), global_(global) {
@@ -81,7 +66,11 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   run_->add_flag("--resume", run_options_.resume, "keep outputs that are already complete, make the others")
       ->excludes(overwrite);
   run_->add_option("--manifest", manifest_, "write a JSON Lines record of every output and its parameters");
-  run_->add_option("--shard", shard_, "process shard K of N (K/N, 0-based): the inputs whose path hashes to K");
+  run_->add_option("--shard", shard_,
+                   "process shard K of N (K/N, 0-based): the inputs whose path hashes to K; auto: K and N from a Slurm "
+                   "job array or a Kubernetes Indexed Job (docs/cluster.md)");
+  run_->add_option("--shards", shards_, "the number of shards for --shard auto in a Kubernetes Indexed Job (its completions)")
+      ->check(CLI::Range(1, 1 << 20));
   auto* max_errors = run_->add_option("--max-errors", run_options_.max_errors,
                                       "stop after N failed inputs (default: never)");
   run_->add_flag("--fail-fast", fail_fast_, "stop at the first failed input")->excludes(max_errors);
@@ -151,7 +140,14 @@ Exit Commands::run_selected() {
 Exit Commands::run() {
   RunOptions& o = run_options_;
   o.devices = parse_devices(device_);
-  if (!shard_.empty()) o.shard_index = parse_shard(shard_, o.shard_count);
+  if (!shard_.empty()) {
+    const Shard shard = parse_shard(shard_, shards_);
+    o.shard_index = shard.index;
+    o.shard_count = shard.count;
+    if (shard_ == "auto") spdlog::info("shard {} of {}, from the {}", shard.index, shard.count, shard.source);
+  } else if (shards_) {
+    throw UsageError("--shards " + std::to_string(*shards_) + " is the number of shards for --shard auto, which is not given");
+  }
   const Pipeline pipeline = Pipeline::load_file(pipeline_);
   o.input = input_;
   o.output = output_;

@@ -24,7 +24,7 @@ TEST(Cli, HelpAndVersion) {
   const auto run_help = run_cli({"run", "--help"});
   EXPECT_EQ(run_help.code, 0);
   for (const char* opt : {"--copies", "--seed", "--threads", "--format", "--quality", "--name", "--overwrite", "--resume",
-                          "--manifest", "--shard", "--max-errors", "--fail-fast", "--dry-run", "--device", "--progress",
+                          "--manifest", "--shard", "--shards", "--max-errors", "--fail-fast", "--dry-run", "--device", "--progress",
                           "--labels", "--masks", "--mask-suffix", "--masks-output"})
     EXPECT_NE(run_help.out.find(opt), std::string::npos) << opt;
   const auto version = run_cli({"--version"});

@@ -127,6 +127,52 @@ TEST(Run, ShardsTogetherEqualTheFullRun) {
   EXPECT_EQ(run_cli(run_args(kSamples, (dir / "x").string(), {"--shard", "3/3"})).code, 1);
 }
 
+TEST(Run, ShardAutoTakesTheShareOfAJobArrayTask) {
+  TempDir dir;
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "full").string(), {"--copies", "2"})).code, 0);
+  // A Slurm array 1-3 (IDs from 1) and a Kubernetes Indexed Job of 3 completions: the shards of
+  // either, into one folder, are the full run.
+  for (int id = 1; id <= 3; ++id) {
+    const auto r = run_cli(run_args(kSamples, (dir / "slurm").string(), {"--copies", "2", "--shard", "auto", "--resume"}),
+                           {"SLURM_ARRAY_TASK_ID=" + std::to_string(id), "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=3",
+                            "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_STEP=1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("shard " + std::to_string(id - 1) + " of 3, from the Slurm job array (SLURM_ARRAY_TASK_ID=" +
+                         std::to_string(id)),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_TRUE(contents(dir / "full") == contents(dir / "slurm"));
+  for (int index = 0; index < 3; ++index) {
+    const auto r = run_cli(run_args(kSamples, (dir / "k8s").string(),
+                                    {"--copies", "2", "--shard", "auto", "--resume", "--shards", "3"}),
+                           {"JOB_COMPLETION_INDEX=" + std::to_string(index)});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  EXPECT_TRUE(contents(dir / "full") == contents(dir / "k8s"));
+  // One task alone writes its own share only.
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "one").string(), {"--copies", "2", "--shard", "auto"}),
+                    {"JOB_COMPLETION_INDEX=1", "AUGMENT_SHARDS=3"})
+                .code,
+            0);
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "explicit").string(), {"--copies", "2", "--shard", "1/3"})).code, 0);
+  EXPECT_FALSE(list_files(dir / "one").empty());
+  EXPECT_LT(list_files(dir / "one").size(), 12u);
+  EXPECT_TRUE(contents(dir / "one") == contents(dir / "explicit"));
+
+  const auto stray = run_cli(run_args(kSamples, (dir / "x").string(), {"--shards", "3"}));
+  EXPECT_EQ(stray.code, 1);
+  EXPECT_NE(stray.err.find("--shards 3 is the number of shards for --shard auto, which is not given"), std::string::npos)
+      << stray.err;
+  if (std::getenv("SLURM_ARRAY_TASK_ID") || std::getenv("JOB_COMPLETION_INDEX"))
+    GTEST_SKIP() << "this test runs inside a job array: --shard auto outside one cannot be checked here";
+  const auto outside = run_cli(run_args(kSamples, (dir / "x").string(), {"--shard", "auto"}));
+  EXPECT_EQ(outside.code, 1);
+  EXPECT_NE(outside.err.find("--shard auto: not in a job array: looked for SLURM_ARRAY_TASK_ID"), std::string::npos)
+      << outside.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x"));
+}
+
 TEST(Run, ManifestRecordsEveryOutputsParameters) {
   TempDir dir;
   const auto r = run_cli(run_args(kSamples, (dir / "out").string(), {"--copies", "2", "--manifest", (dir / "m.jsonl").string()}));
