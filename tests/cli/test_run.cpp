@@ -459,6 +459,10 @@ TEST(Run, JsonLogsAndSummary) {
   EXPECT_EQ(summary["outputs"], 3);
   EXPECT_EQ(summary["failed_inputs"], 5);
   EXPECT_EQ(summary["exit_code"], 2);
+  // One device: one entry, which augmented every output written.
+  ASSERT_EQ(summary["devices"].size(), 1u) << r.out;
+  EXPECT_EQ(summary["devices"][0]["device"], summary["device"]);
+  EXPECT_EQ(summary["devices"][0]["images"], 3);
 }
 
 // Starts a run with many outputs and signals it once some are written.
