@@ -31,11 +31,14 @@
 #         5. P1 (bench/README.md) with --device cuda:N and with --device cpu against the I/O floor,
 #            alternating in pairs: the median ratios;
 #         6. per-stage kernel times (augment_bench_stages --device): ms, GB/s, % of device copy
-#            bandwidth.
+#            bandwidth;
+#         7. augment run --device cuda:all (cuda-emulated:all with --emulated) against --device cpu:
+#            the outputs must be the same bytes.
 #       and writes ONE Markdown file: OUT/<date>-gpu-acceptance-<gpu name>.md (OUT default .; the
 #       gpu name is "emulated" with --emulated). Exit 1 when a check fails: a failed or (on a GPU)
 #       not-run GPU test, a sanitizer error, an 8-bit value that differs between the CPU and a GPU,
-#       or any verify-devices comparison over its stage's tolerance; 0 otherwise.
+#       any verify-devices comparison over its stage's tolerance, or outputs of the every-GPU run that
+#       differ from the CPU's; 0 otherwise.
 #       --emulated sets AUGMENT_EMULATED_GPUS=2 (more emulated devices, where augment supports it)
 #       and uses small inputs so that it ends in a few minutes on two cores.
 #       Needs bash, coreutils, awk and python3 (standard library, for the verify reports).
@@ -439,6 +442,30 @@ PY
     result "stage kernels" FAIL "augment_bench_stages failed"
   fi
 
+  # 7. every GPU in one run ------------------------------------------------------------------------
+  local all_gpus=cuda:all
+  [ "$emulated" = 1 ] && all_gpus=cuda-emulated:all
+  section "7. Every GPU in one run: --device $all_gpus against --device cpu"
+  text "\`augment run -c configs/default.json -i <the P1 inputs> --copies 2 --device $all_gpus\` and the same with" \
+       "\`--device cpu\`: the outputs must be the same bytes; the summary's images per device." ""
+  local multi_ok=1
+  for dev in cpu "$all_gpus"; do
+    "$A" run -c "$P/configs/default.json" -i "$p1_in" -o "$tmp/multi-$dev" --copies 2 --threads "$threads" \
+      --device "$dev" --progress never >"$tmp/multi-$dev.txt" 2>&1 || multi_ok=0
+  done
+  block <"$tmp/multi-$all_gpus.txt"
+  if [ "$multi_ok" = 1 ] && python3 - "$tmp/multi-cpu" "$tmp/multi-$all_gpus" >>"$body" <<'PY'
+import filecmp, os, sys
+a, b = sys.argv[1], sys.argv[2]
+files = lambda d: sorted(os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d) for f in fs)
+fa, fb = files(a), files(b)
+same = fa == fb and all(filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False) for f in fa)
+print(f"{len(fa)} outputs, {'identical' if same else 'DIFFERENT'}")
+sys.exit(0 if same and fa else 1)
+PY
+  then result "every GPU in one run" ok "on $(sed -n 's/.* on \(.*\), seed.*/\1/p' "$tmp/multi-$all_gpus.txt"): outputs identical to --device cpu"
+  else result "every GPU in one run" FAIL "a run failed or the outputs differ from --device cpu"; fi
+
   # the file ---------------------------------------------------------------------------------------
   {
     echo "# GPU acceptance: ${gpu_name}$([ "$emulated" = 1 ] && echo ' (no GPU: emulated devices)'), $date"
@@ -448,7 +475,7 @@ PY
     echo "| result | $([ "$failed" = 0 ] && echo "**PASS**" || echo "**FAIL** ($failed checks)") |"
     echo "| mode | $([ "$emulated" = 1 ] && echo "emulated (\`--emulated\`: $gpu, AUGMENT_EMULATED_GPUS=2)" || echo "GPU ($gpu)") |"
     echo "| machine | $(hostname), $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $threads threads used |"
-    echo "| augment | $("$A" --version 2>&1 | head -1) |"
+    echo "| augment | $("$A" --version 2>&1 | paste -sd ';' - | sed 's/;/; /g') |"
     sed 's/^\([^:]*\): \(.*\)$/| \1 | \2 |/' "$P/PACK_INFO"
     echo "| time | $((SECONDS - t0)) s |"
     echo

@@ -10,12 +10,14 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
-#include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lib/core/text.hpp"
+#include "lib/io/codec.hpp"
 #include "lib/run/files.hpp"
 #include "lib/run/interrupt.hpp"
+#include "lib/run/shard.hpp"
+#include "lib/gpu/device_api.hpp"
 #include "lib/gpu/gpu.hpp"
 #include "lib/pipeline/albumentations.hpp"
 #include "lib/pipeline/describe.hpp"
@@ -26,30 +28,21 @@
 namespace aug::app {
 
 std::string version_text() {
-  return std::string("augment ") + AUGMENT_VERSION + " (" + (AUGMENT_WITH_CUDA ? "with CUDA" : "without CUDA") +
-         ", OpenCV " + CV_VERSION + ")";
+  // The libraries that decide output bytes, and the CUDA runtime and driver ("none" without).
+  const gpu::Inventory inv = gpu::inventory();
+  std::string text = std::string("augment ") + AUGMENT_VERSION + " (" + (AUGMENT_WITH_CUDA ? "with CUDA" : "without CUDA") +
+                     ")\n" + join(codec_library_versions(), ", ") + "\nCUDA runtime " +
+                     gpu::cuda_version(inv.runtime_version) + ", driver " + gpu::cuda_version(inv.driver_version);
+  if (!inv.built_with_cuda) text += " (built without CUDA)";
+  else if (inv.driver_version == 0) text += " (no NVIDIA driver)";
+  return text;
 }
 
 namespace {
 
 const char* kDeviceHelp =
-    "cpu, auto (the first usable GPU, else the CPU), cuda, cuda:N, cuda-emulated[:N] (an emulated GPU, for testing)";
-
-int parse_shard(const std::string& text, int& count) {
-  const auto slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("");
-    std::size_t used = 0;
-    const int k = std::stoi(text.substr(0, slash), &used);
-    if (used != slash) throw std::invalid_argument("");
-    count = std::stoi(text.substr(slash + 1), &used);
-    if (used != text.size() - slash - 1) throw std::invalid_argument("");
-    if (count < 1 || k < 0 || k >= count) throw std::invalid_argument("");
-    return k;
-  } catch (const std::exception&) {
-    throw UsageError("--shard " + text + ": expected K/N with 0 <= K < N, e.g. 0/4");
-  }
-}
+    "cpu, auto (the first usable GPU, else the CPU), cuda, cuda:N, cuda-emulated[:N] (an emulated GPU, for testing); "
+    "several GPUs share the images: cuda:0,cuda:2 or cuda:all (also cuda-emulated:all)";
 
 }  // namespace
 
@@ -75,7 +68,11 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   run_->add_flag("--resume", run_options_.resume, "keep outputs that are already complete, make the others")
       ->excludes(overwrite);
   run_->add_option("--manifest", manifest_, "write a JSON Lines record of every output and its parameters");
-  run_->add_option("--shard", shard_, "process shard K of N (K/N, 0-based): the inputs whose path hashes to K");
+  run_->add_option("--shard", shard_,
+                   "process shard K of N (K/N, 0-based): the inputs whose path hashes to K; auto: K and N from a Slurm "
+                   "job array or a Kubernetes Indexed Job (docs/cluster.md)");
+  run_->add_option("--shards", shards_, "the number of shards for --shard auto in a Kubernetes Indexed Job (its completions)")
+      ->check(CLI::Range(1, 1 << 20));
   auto* max_errors = run_->add_option("--max-errors", run_options_.max_errors,
                                       "stop after N failed inputs (default: never)");
   run_->add_flag("--fail-fast", fail_fast_, "stop at the first failed input")->excludes(max_errors);
@@ -172,8 +169,15 @@ Exit Commands::run_selected() {
 
 Exit Commands::run() {
   RunOptions& o = run_options_;
-  o.device = parse_device(device_);
-  if (!shard_.empty()) o.shard_index = parse_shard(shard_, o.shard_count);
+  o.devices = parse_devices(device_);
+  if (!shard_.empty()) {
+    const Shard shard = parse_shard(shard_, shards_);
+    o.shard_index = shard.index;
+    o.shard_count = shard.count;
+    if (shard_ == "auto") spdlog::info("shard {} of {}, from the {}", shard.index, shard.count, shard.source);
+  } else if (shards_) {
+    throw UsageError("--shards " + std::to_string(*shards_) + " is the number of shards for --shard auto, which is not given");
+  }
   const Pipeline pipeline = Pipeline::load_file(pipeline_);
   o.input = input_;
   o.output = output_;
@@ -191,6 +195,9 @@ Exit Commands::run() {
   if (o.dry_run) return Exit::ok;
   const double rate = s.seconds > 0 ? s.outputs / s.seconds : 0;
   if (global_.log_format == "json") {
+    nlohmann::json per_device = nlohmann::json::array();
+    for (const DeviceUse& d : s.devices)
+      per_device.push_back({{"device", d.device}, {"images", d.images}, {"busy_seconds", d.busy_seconds}});
     std::cout << nlohmann::json{{"inputs", s.inputs},
                                 {"outputs", s.outputs},
                                 {"existing", s.existing},
@@ -200,6 +207,7 @@ Exit Commands::run() {
                                 {"images_per_second", rate},
                                 {"device", s.device},
                                 {"device_busy_seconds", s.device_busy_seconds},
+                                {"devices", per_device},
                                 {"seed", s.seed},
                                 {"interrupted", s.interrupted},
                                 {"objects_kept", s.objects_kept},
@@ -224,7 +232,19 @@ Exit Commands::run() {
                     s.objects_kept, s.objects_dropped);
       std::cout << line;
     }
-    if (s.device_busy_seconds > 0) {
+    if (s.devices.size() > 1) {
+      // Images per device; a device's busy time is its own share of the wall time.
+      for (const DeviceUse& d : s.devices) {
+        std::snprintf(line, sizeof line, "augment: %s: %zu images", d.device.c_str(), d.images);
+        std::cout << line;
+        if (d.busy_seconds > 0) {
+          std::snprintf(line, sizeof line, ", busy %.2f s of %.2f s (%.0f%%)", d.busy_seconds, s.seconds,
+                        100 * d.busy_seconds / s.seconds);
+          std::cout << line;
+        }
+        std::cout << "\n";
+      }
+    } else if (s.device_busy_seconds > 0) {
       std::snprintf(line, sizeof line, "augment: %s busy %.2f s of %.2f s (%.0f%%; summed over streams, an upper bound)\n",
                     s.device.c_str(), s.device_busy_seconds, s.seconds, 100 * s.device_busy_seconds / s.seconds);
       std::cout << line;
@@ -324,13 +344,22 @@ Exit Commands::devices() {
                      {"runtime_version", gpu::cuda_version(inv.runtime_version)},
                      {"devices", devices}};
     if (inv.devices.empty()) j["why_none"] = inv.why_none;
+    nlohmann::json emulated = nlohmann::json::array();
+    for (int i = 0; i < gpu::emulated_device_count(); ++i) emulated.push_back("cuda-emulated:" + std::to_string(i));
+    j["emulated_devices"] = emulated;
     std::cout << j.dump(2) << "\n";
     return Exit::ok;
   }
   std::cout << "CUDA driver " << gpu::cuda_version(inv.driver_version) << ", runtime "
             << gpu::cuda_version(inv.runtime_version) << (inv.built_with_cuda ? "" : " (built without CUDA)") << "\n";
+  const int emulated = gpu::emulated_device_count();
+  const std::string emulated_line =
+      "emulated, for testing: " +
+      (emulated == 1 ? std::string("cuda-emulated:0")
+                     : "cuda-emulated:0 to cuda-emulated:" + std::to_string(emulated - 1) + " (--device cuda-emulated:all)") +
+      "; AUGMENT_EMULATED_GPUS sets how many\n";
   if (inv.devices.empty()) {
-    std::cout << "no usable CUDA GPU: " << inv.why_none << "\n";
+    std::cout << "no usable CUDA GPU: " << inv.why_none << "\n" << emulated_line;
     return Exit::ok;
   }
   for (const auto& d : inv.devices) {
@@ -339,6 +368,10 @@ Exit Commands::devices() {
                   d.memory_bytes / double(1 << 30), d.cc_major, d.cc_minor);
     std::cout << line;
   }
+  if (inv.devices.size() > 1)
+    std::cout << "--device cuda:all spreads a run's images over these " << inv.devices.size()
+              << " GPUs (or a list: --device cuda:" << inv.devices[0].index << ",cuda:" << inv.devices[1].index << ")\n";
+  std::cout << emulated_line;
   return Exit::ok;
 }
 

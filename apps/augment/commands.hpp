@@ -46,6 +46,7 @@ class Commands {
       masks_output_;
   RunOptions run_options_;
   std::optional<std::uint64_t> seed_;
+  std::optional<int> shards_;
   std::uint64_t max_pixels_ = 100'000'000;
   bool fail_fast_ = false;
   // verify-devices

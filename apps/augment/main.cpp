@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"augment: augment image folders with a JSON pipeline, on the CPU or a CUDA GPU, "
                "with the same pixels on both."};
-  app.set_version_flag("--version", aug::app::version_text());
+  app.set_version_flag("--version", std::function<std::string()>(aug::app::version_text));
   app.require_subcommand(1);
   app.fallthrough();
 

@@ -216,4 +216,8 @@ Encoded encode_image(const Image& input, Format format, const EncodeOptions& opt
   return out;
 }
 
+std::vector<std::string> codec_library_versions() {
+  return {"OpenCV " + cv::getVersionString(), jpeg_library_version(), "libpng " + png_library_version()};
+}
+
 }  // namespace aug

@@ -38,6 +38,10 @@ Encoded encode_image(const Image& image, Format format, const EncodeOptions& opt
 // ThreadSanitizer (it reported every later read of the registry's strings as a race).
 void prepare_codecs();
 
+// The image libraries whose arithmetic decides output bytes, each as "name version": OpenCV (at
+// run time), libjpeg-turbo (built with), libpng (at run time).
+std::vector<std::string> codec_library_versions();
+
 // ".jpg"/".JPEG"/... to a format; nullopt for anything else.
 std::optional<Format> format_for_extension(const std::string& ext);
 

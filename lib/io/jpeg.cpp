@@ -189,4 +189,14 @@ void jpeg_roundtrip(const ImageRef& in, int quality, const ImageRef& out) {
     std::memcpy(static_cast<std::uint8_t*>(out.data) + y * out.pitch, decoded.row(y), decoded.pitch());
 }
 
+std::string jpeg_library_version() {
+#ifdef LIBJPEG_TURBO_VERSION_NUMBER
+  constexpr int v = LIBJPEG_TURBO_VERSION_NUMBER;  // e.g. 2001005 for 2.1.5
+  return "libjpeg-turbo " + std::to_string(v / 1000000) + "." + std::to_string(v / 1000 % 1000) + "." +
+         std::to_string(v % 1000);
+#else
+  return "libjpeg (API " + std::to_string(JPEG_LIB_VERSION) + ")";
+#endif
+}
+
 }  // namespace aug

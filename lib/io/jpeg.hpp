@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "lib/core/image.hpp"
@@ -23,5 +24,9 @@ std::vector<std::uint8_t> jpeg_encode(const ImageRef& image, int quality);
 
 // decode(encode(in, quality)) into `out` (same shape as `in`: 8-bit, 1 or 3 channels).
 void jpeg_roundtrip(const ImageRef& in, int quality, const ImageRef& out);
+
+// The libjpeg-turbo this was built with ("2.1.5"; it has no run-time query), or the libjpeg
+// API version when the library is another libjpeg.
+std::string jpeg_library_version();
 
 }  // namespace aug

@@ -94,4 +94,6 @@ Image png_decode(const std::uint8_t* data, std::size_t size) {
   return image;
 }
 
+std::string png_library_version() { return png_get_libpng_ver(nullptr); }
+
 }  // namespace aug

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "lib/core/image.hpp"
 
@@ -9,5 +10,8 @@ namespace aug {
 
 // 8- or 16-bit gray, RGB or RGBA (palette expanded, gray + alpha made RGBA). Throws InputError.
 Image png_decode(const std::uint8_t* data, std::size_t size);
+
+// The libpng loaded at run time ("1.6.39").
+std::string png_library_version();
 
 }  // namespace aug

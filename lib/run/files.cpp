@@ -1,11 +1,14 @@
 #include "lib/run/files.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -60,11 +63,25 @@ bool write_all(int fd, const void* data, std::size_t size) {
   throw InputError("cannot write " + path.string() + ": " + std::strerror(err));
 }
 
+// This machine's name as temporary names carry it: at most 32 letters, digits, '.' and '_'.
+const std::string& host_tag() {
+  static const std::string tag = [] {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0 || !name[0]) return std::string("unknown");
+    std::string t(name);
+    if (t.size() > 32) t.resize(32);  // the temporary's name must stay a valid file name
+    for (char& c : t)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.') c = '_';
+    return t;
+  }();
+  return tag;
+}
+
 // A named temporary file renamed over `path` (file systems without O_TMPFILE, or replacing a file).
 void write_via_rename(const fs::path& path, const void* data, std::size_t size) {
   static std::atomic<unsigned> counter{0};
-  const fs::path temp = path.parent_path() / (std::string(kTempPrefix) + std::to_string(::getpid()) + "-" +
-                                              std::to_string(counter++) + "-" + path.filename().string());
+  const fs::path temp = path.parent_path() / (std::string(kTempPrefix) + std::to_string(::getpid()) + "@" + host_tag() +
+                                              "-" + std::to_string(counter++) + "-" + path.filename().string());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) write_failed(path, errno);
   const bool ok = write_all(fd, data, size);
@@ -102,13 +119,31 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
   write_failed(path, err);
 }
 
+bool temp_is_stale(const std::string& name, fs::file_time_type modified, fs::file_time_type now) {
+  if (name.rfind(kTempPrefix, 0) != 0) return false;
+  if (now - modified > kTempsLiveFor) return true;
+  // ".augment-tmp-<pid>@<host>-<counter>-<name>"; other names (older versions): stale.
+  const std::string rest = name.substr(std::strlen(kTempPrefix));
+  const auto at = rest.find('@');
+  if (at == std::string::npos || at == 0 || at > 10 || rest.find_first_not_of("0123456789") != at) return true;
+  const auto dash = rest.find('-', at);
+  if (dash == std::string::npos) return true;
+  const long pid = std::strtol(rest.c_str(), nullptr, 10);
+  if (rest.substr(at + 1, dash - at - 1) != host_tag()) return false;  // another machine's writer: by age only
+  if (pid == ::getpid()) return true;  // this run has written nothing yet: an earlier process with this pid
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;  // its writer has exited
+}
+
 std::size_t remove_stale_temps(const fs::path& dir) {
   std::size_t removed = 0;
   std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().filename().string().rfind(kTempPrefix, 0) == 0)
-      removed += fs::remove(it->path(), ec) ? 1 : 0;
+    if (!it->is_regular_file(ec)) continue;
+    const auto modified = it->last_write_time(ec);
+    if (ec) continue;
+    if (temp_is_stale(it->path().filename().string(), modified, now)) removed += fs::remove(it->path(), ec) ? 1 : 0;
   }
   return removed;
 }

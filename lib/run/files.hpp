@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
+#include <string>
 #include <filesystem>
 #include <vector>
 
@@ -23,7 +25,15 @@ std::vector<std::uint8_t> read_file(const fs::path& path);
 // Throws InputError naming the path and the system's reason.
 void write_file_atomic(const fs::path& path, const void* data, std::size_t size);
 
-// Removes temporary files left by an interrupted run under `dir`; returns how many.
+// A named temporary file is ".augment-tmp-<pid>@<host>-<n>-<name>". One is stale, left by an
+// interrupted run, when its writer on this host has exited (or has this process's pid), or when
+// it is older than kTempsLiveFor (a writer on another host; also any other name with the
+// prefix). Temporaries of runs writing into the same folder at the same time (shards of a job
+// array) are left alone.
+inline constexpr std::chrono::hours kTempsLiveFor{1};
+bool temp_is_stale(const std::string& name, fs::file_time_type modified, fs::file_time_type now);
+
+// Removes the stale temporary files under `dir`; returns how many.
 std::size_t remove_stale_temps(const fs::path& dir);
 
 }  // namespace aug

@@ -22,6 +22,7 @@
 #include "lib/run/interrupt.hpp"
 #include "lib/run/jobs.hpp"
 #include "lib/run/manifest.hpp"
+#include "lib/run/progress.hpp"
 
 namespace aug {
 
@@ -114,14 +115,6 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOption
   return jobs;
 }
 
-std::string format_eta(double seconds) {
-  if (seconds < 0 || seconds > 359999) return "--";
-  const int s = static_cast<int>(seconds + 0.5);
-  if (s < 60) return std::to_string(s) + "s";
-  if (s < 3600) return std::to_string(s / 60) + "m" + (s % 60 < 10 ? "0" : "") + std::to_string(s % 60) + "s";
-  return std::to_string(s / 3600) + "h" + (s % 3600 / 60 < 10 ? "0" : "") + std::to_string(s % 3600 / 60) + "m";
-}
-
 fs::path mask_output(const RunOptions& o, const std::string& out_rel) {
   std::string suffix = o.mask_suffix;  // masks are written as PNG whatever they were read as
   const fs::path ext = fs::path(suffix).extension();
@@ -159,7 +152,7 @@ void check_label_outputs(const std::vector<Job>& jobs, const RunOptions& o, cons
 class Stream {
  public:
   Stream(const Pipeline& pipeline, const RunOptions& o, const std::vector<InputFile>& inputs, std::vector<Job>& jobs,
-         Backend& backend, ManifestWriter* manifest, std::uint64_t seed, int workers, labels::Format* format,
+         const DeviceSet& devices, ManifestWriter* manifest, std::uint64_t seed, int workers, labels::Format* format,
          const labels::MaskFolder* masks)
       : pipeline_(pipeline),
         format_(format),
@@ -167,7 +160,8 @@ class Stream {
         o_(o),
         inputs_(inputs),
         jobs_(jobs),
-        backend_(backend),
+        devices_(devices),
+        images_on_(devices.size(), 0),
         manifest_(manifest),
         seed_(seed),
         workers_(workers),
@@ -200,12 +194,9 @@ class Stream {
         }
         cv_done_.wait_for(lk, std::chrono::milliseconds(200));
         if (o_.progress) {
-          const double secs = std::chrono::duration<double>(Clock::now() - start).count();
-          const std::size_t done = written_ + failed_jobs_;
-          const double rate = secs > 0 ? done / secs : 0;
-          char line[160];
-          std::snprintf(line, sizeof line, "augment: %zu/%zu images  %.1f images/s  ETA %s", done, todo_, rate,
-                        format_eta(rate > 0 ? (todo_ - done) / rate : -1).c_str());
+          const Progress p{written_ + failed_jobs_, todo_, failed_jobs_,
+                           std::chrono::duration<double>(Clock::now() - start).count()};
+          const std::string line = progress_line(p, terminal_columns());
           lk.unlock();
           set_status_line(line);
           lk.lock();
@@ -222,6 +213,8 @@ class Stream {
     summary.device_failure = device_failure_;
     summary.objects_kept = objects_kept_;
     summary.objects_dropped = objects_dropped_;
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      summary.devices.push_back({devices_.backend(i).name(), images_on_[i], devices_.backend(i).busy_seconds()});
   }
 
  private:
@@ -309,19 +302,22 @@ class Stream {
   }
 
   void augment(Decoded& d, int worker) {
+    // Each worker augments on one device of the set, as that device's worker.
+    Backend& backend = devices_.backend_of(worker);
+    const int device_worker = devices_.local_worker(worker);
     for (std::size_t j : jobs_of_[d.input]) {
       const Job& job = jobs_[j];
       Rendered r{j, {}, {}, {}, {}};
       try {
         const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape());
-        r.image = backend_.run(plan, d.image, worker);
+        r.image = backend.run(plan, d.image, device_worker);
         const labels::LabelRules& rules = pipeline_.label_rules();
         if (d.labels) {
           r.labels = *d.labels;
-          r.counts = labels::move_plan_labels(plan, *r.labels, rules, backend_, worker);
+          r.counts = labels::move_plan_labels(plan, *r.labels, rules, backend, device_worker);
         }
         if (d.mask) {
-          r.mask = labels::Mask{labels::move_mask(plan, d.mask->image, rules.mask_fill, backend_, worker), d.mask->palette};
+          r.mask = labels::Mask{labels::move_mask(plan, d.mask->image, rules.mask_fill, backend, device_worker), d.mask->palette};
           if (r.mask->palette) cover_fill(*r.mask->palette, rules.mask_fill);
         }
         plans_record(j, plan);
@@ -341,6 +337,7 @@ class Stream {
         continue;
       }
       std::unique_lock lk(m_);
+      ++images_on_[devices_.index_of(worker)];
       if (rendered_.size() < cap_) {
         rendered_.push_back(std::move(r));
         lk.unlock();
@@ -470,7 +467,8 @@ class Stream {
   const RunOptions& o_;
   const std::vector<InputFile>& inputs_;
   std::vector<Job>& jobs_;
-  Backend& backend_;
+  const DeviceSet& devices_;
+  std::vector<std::size_t> images_on_;  // outputs augmented per device (under m_)
   ManifestWriter* manifest_;
   std::uint64_t seed_;
   int workers_;
@@ -537,9 +535,15 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
     return summary;
   }
 
-  const int workers = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const std::unique_ptr<Backend> backend = open_backend(o.device, workers);
-  summary.device = backend->name();
+  const std::vector<DeviceSpec> device_specs = expand_devices(o.devices);
+  int workers = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (workers < static_cast<int>(device_specs.size())) {
+    // Every device needs a worker of its own to get images.
+    spdlog::info("{} worker threads for {} devices: using {}", workers, device_specs.size(), device_specs.size());
+    workers = static_cast<int>(device_specs.size());
+  }
+  const DeviceSet devices(device_specs, workers);
+  summary.device = devices.names();
 
   std::error_code ec;
   fs::create_directories(o.output, ec);
@@ -566,11 +570,11 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   // A run that does not resume starts its run-wide label records (COCO's) afresh.
   if (format && !o.resume) fs::remove_all(o.output / ".augment-labels", ec);
 
-  Stream stream(pipeline, o, inputs, jobs, *backend, manifest.get(), summary.seed, workers, format.get(),
+  Stream stream(pipeline, o, inputs, jobs, devices, manifest.get(), summary.seed, workers, format.get(),
                 masks ? &*masks : nullptr);
   stream.run(summary);
   if (format) format->finish(o.output);
-  summary.device_busy_seconds = backend->busy_seconds();
+  for (const DeviceUse& d : summary.devices) summary.device_busy_seconds += d.busy_seconds;
   if (manifest) manifest->finish();
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;

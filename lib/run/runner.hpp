@@ -15,6 +15,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lib/core/error.hpp"
 #include "lib/run/devices.hpp"
@@ -38,7 +39,7 @@ struct RunOptions {
   int shard_index = 0, shard_count = 1;
   std::size_t max_errors = 0;         // stop after this many failed inputs; 0: never
   DecodeOptions decode;
-  DeviceSpec device;
+  std::vector<DeviceSpec> devices{DeviceSpec{}};  // --device (parse_devices); default the CPU
   std::string labels;                          // --labels yolo | voc | coco=FILE; empty: none
   std::optional<std::filesystem::path> masks;  // --masks DIR: a label map per image
   std::string mask_suffix = ".png";            // --mask-suffix: what replaces an image's extension
@@ -47,15 +48,23 @@ struct RunOptions {
   std::ostream* listing = nullptr;    // where --dry-run lists the outputs
 };
 
+// What one device of a run did.
+struct DeviceUse {
+  std::string device;        // "cpu", "cuda:1", "cuda-emulated:0"
+  std::size_t images = 0;    // outputs it augmented
+  double busy_seconds = 0;   // GPU backends: time the device spent on images (upper bound)
+};
+
 struct RunSummary {
-  std::string device;
+  std::string device;              // the device, or the devices separated by commas
+  std::vector<DeviceUse> devices;  // each device of the run, in --device order
   std::size_t inputs = 0;          // inputs in this run (this shard)
   std::size_t outputs = 0;         // outputs written
   std::size_t existing = 0;        // outputs --resume found complete
   std::size_t failed_inputs = 0;   // inputs with at least one failed output
   std::size_t failed_outputs = 0;
   double seconds = 0;
-  double device_busy_seconds = 0;  // GPU backends: time the device spent on images (upper bound)
+  double device_busy_seconds = 0;  // GPU backends: time the devices spent on images, summed (upper bound)
   bool interrupted = false;
   bool stopped_early = false;      // --max-errors reached
   std::string device_failure;      // the device failed during the run, which stopped there (exit 1)

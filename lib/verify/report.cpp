@@ -116,20 +116,24 @@ std::string png_data_uri(const Image& rgb) {
 }  // namespace
 
 std::string verify_table(const VerifyReport& r) {
-  const std::string tag = r.gpu_involved ? "" : " [no GPU involved: cuda-emulated runs the CUDA kernels on the host]";
+  // Without a GPU the table says so once above and once below; the device column names
+  // cuda-emulated on every row.
+  const std::string banner =
+      r.gpu_involved ? "" : "=== no GPU involved: cuda-emulated runs the CUDA kernels on the host ===\n";
   std::ostringstream o;
+  o << banner;
   std::vector<std::string> dts;
   for (DType t : r.dtypes) dts.push_back(dtype_name(t));
   std::size_t errors = 0;
   for (const auto& im : r.images) errors += !im.error.empty();
   o << "augment verify-devices: " << r.pipeline_file << ", " << r.images.size() - errors << " image runs"
-    << (dts.empty() ? " (types as decoded)" : " as " + join(dts, ", ")) << ", seed " << r.seed << tag << "\n";
+    << (dts.empty() ? " (types as decoded)" : " as " + join(dts, ", ")) << ", seed " << r.seed << "\n";
   std::vector<std::string> devs;
   for (const auto& d : r.devices) devs.push_back(d.name + " = " + d.description);
-  o << "devices: " << join(devs, "; ") << tag << "\n";
+  o << "devices: " << join(devs, "; ") << "\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%-4s %-44s %-26s %-8s %9s %10s %22s %-9s%s\n", "type", "stage", "compared", "verdict",
-                "tolerance", "max diff", "differing values", "pattern", tag.c_str());
+  std::snprintf(line, sizeof line, "%-4s %-44s %-26s %-8s %9s %10s %22s %-9s\n", "type", "stage", "compared", "verdict",
+                "tolerance", "max diff", "differing values", "pattern");
   o << line;
   for (const Row& row : rows_of(r)) {
     const double pct = row.values ? 100.0 * row.differing / row.values : 0;
@@ -147,13 +151,14 @@ std::string verify_table(const VerifyReport& r) {
     o << "\n";
   }
   for (const auto& im : r.images)
-    if (!im.error.empty()) o << "error: " << im.input << ": " << im.error << tag << "\n";
+    if (!im.error.empty()) o << "error: " << im.input << ": " << im.error << "\n";
   const Exit code = r.exit_code();
   o << "result: "
     << (code == Exit::mismatch ? "some comparisons exceed their tolerance"
                                : "every device comparison is within its stage's tolerance")
     << (errors ? " (" + std::to_string(errors) + " inputs could not be checked)" : std::string()) << ", exit "
-    << static_cast<int>(code) << tag << "\n";
+    << static_cast<int>(code) << "\n";
+  o << banner;
   return o.str();
 }
 

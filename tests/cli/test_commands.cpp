@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/core/utility.hpp>
 
 #include "lib/gpu/gpu.hpp"
 #include "lib/pipeline/describe.hpp"
@@ -23,12 +24,23 @@ TEST(Cli, HelpAndVersion) {
   const auto run_help = run_cli({"run", "--help"});
   EXPECT_EQ(run_help.code, 0);
   for (const char* opt : {"--copies", "--seed", "--threads", "--format", "--quality", "--name", "--overwrite", "--resume",
-                          "--manifest", "--shard", "--max-errors", "--fail-fast", "--dry-run", "--device", "--progress",
+                          "--manifest", "--shard", "--shards", "--max-errors", "--fail-fast", "--dry-run", "--device", "--progress",
                           "--labels", "--masks", "--mask-suffix", "--masks-output"})
     EXPECT_NE(run_help.out.find(opt), std::string::npos) << opt;
   const auto version = run_cli({"--version"});
   EXPECT_EQ(version.code, 0);
   EXPECT_EQ(version.out.rfind("augment ", 0), 0u);
+  // The libraries that decide output bytes, and CUDA's runtime and driver ("none" without them).
+  EXPECT_NE(version.out.find("OpenCV " + cv::getVersionString() + ", libjpeg"), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find(", libpng 1."), std::string::npos) << version.out;
+  const gpu::Inventory inv = gpu::inventory();
+  EXPECT_NE(version.out.find("CUDA runtime " + gpu::cuda_version(inv.runtime_version) + ", driver " +
+                             gpu::cuda_version(inv.driver_version)),
+            std::string::npos)
+      << version.out;
+  if (!inv.built_with_cuda) {
+    EXPECT_NE(version.out.find("CUDA runtime none, driver none (built without CUDA)"), std::string::npos) << version.out;
+  }
 }
 
 TEST(Cli, UsageErrorsExitOne) {
@@ -97,6 +109,16 @@ TEST(Cli, DevicesSaysWhatThereIs) {
   else EXPECT_NE(r.out.find("cuda:0  " + inv.devices[0].name), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(run_cli({"devices", "--json"}).out);
   EXPECT_EQ(j["devices"].size(), inv.devices.size());
+  // The emulated devices, and how to use them all.
+  const auto three = run_cli({"devices"}, {"AUGMENT_EMULATED_GPUS=3"});
+  EXPECT_NE(three.out.find("emulated, for testing: cuda-emulated:0 to cuda-emulated:2 (--device cuda-emulated:all)"),
+            std::string::npos)
+      << three.out;
+  const auto three_json = nlohmann::json::parse(run_cli({"devices", "--json"}, {"AUGMENT_EMULATED_GPUS=3"}).out);
+  EXPECT_EQ(three_json["emulated_devices"], nlohmann::json({"cuda-emulated:0", "cuda-emulated:1", "cuda-emulated:2"}));
+  if (inv.devices.size() > 1) {
+    EXPECT_NE(r.out.find("--device cuda:all spreads a run's images over these"), std::string::npos) << r.out;
+  }
   EXPECT_EQ(j["built_with_cuda"], inv.built_with_cuda);
 }
 

@@ -202,6 +202,20 @@ TEST(LabelsCli, PaletteMasksKeepTheirPaletteAndAgreeAcrossDevices) {
   for (int y = 0; y < 150; ++y)
     for (int x = 0; x < 200; ++x) values.insert(out.image.view<std::uint8_t>().row(y)[x]);
   EXPECT_EQ(values, (std::set<int>{0, 1, 2, 255}));  // the labels and the "ignore" corners, nothing blended
+  // Several GPUs: each mask moves on the device its image ran on, with the CPU's bytes.
+  for (const char* device : {"cpu", "cuda-emulated:0,cuda-emulated:1"}) {
+    const auto r = run_cli({"run", "-c", (dir / "p.json").string(), "-i", (dir / "img").string(), "-o",
+                            (dir / "copies" / device).string(), "--masks", (dir / "masks").string(), "--mask-suffix",
+                            "_mask.png", "--copies", "4", "--threads", "2", "--device", device},
+                           {"AUGMENT_EMULATED_GPUS=2"});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const auto files = testing::list_files(dir / "copies/cpu");
+  EXPECT_EQ(files.size(), 8u);
+  EXPECT_EQ(testing::list_files(dir / "copies/cuda-emulated:0,cuda-emulated:1"), files);
+  for (const auto& f : files)
+    EXPECT_EQ(testing::read_bytes(dir / "copies/cpu" / f), testing::read_bytes(dir / "copies/cuda-emulated:0,cuda-emulated:1" / f))
+        << f;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/gpu/gpu.hpp"
 #include "lib/io/codec.hpp"
 #include "tests/support/testing.hpp"
 
@@ -124,6 +125,52 @@ TEST(Run, ShardsTogetherEqualTheFullRun) {
   }
   EXPECT_TRUE(contents(dir / "full") == contents(dir / "shards"));
   EXPECT_EQ(run_cli(run_args(kSamples, (dir / "x").string(), {"--shard", "3/3"})).code, 1);
+}
+
+TEST(Run, ShardAutoTakesTheShareOfAJobArrayTask) {
+  TempDir dir;
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "full").string(), {"--copies", "2"})).code, 0);
+  // A Slurm array 1-3 (IDs from 1) and a Kubernetes Indexed Job of 3 completions: the shards of
+  // either, into one folder, are the full run.
+  for (int id = 1; id <= 3; ++id) {
+    const auto r = run_cli(run_args(kSamples, (dir / "slurm").string(), {"--copies", "2", "--shard", "auto", "--resume"}),
+                           {"SLURM_ARRAY_TASK_ID=" + std::to_string(id), "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=3",
+                            "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_STEP=1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("shard " + std::to_string(id - 1) + " of 3, from the Slurm job array (SLURM_ARRAY_TASK_ID=" +
+                         std::to_string(id)),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_TRUE(contents(dir / "full") == contents(dir / "slurm"));
+  for (int index = 0; index < 3; ++index) {
+    const auto r = run_cli(run_args(kSamples, (dir / "k8s").string(),
+                                    {"--copies", "2", "--shard", "auto", "--resume", "--shards", "3"}),
+                           {"JOB_COMPLETION_INDEX=" + std::to_string(index)});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  EXPECT_TRUE(contents(dir / "full") == contents(dir / "k8s"));
+  // One task alone writes its own share only.
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "one").string(), {"--copies", "2", "--shard", "auto"}),
+                    {"JOB_COMPLETION_INDEX=1", "AUGMENT_SHARDS=3"})
+                .code,
+            0);
+  ASSERT_EQ(run_cli(run_args(kSamples, (dir / "explicit").string(), {"--copies", "2", "--shard", "1/3"})).code, 0);
+  EXPECT_FALSE(list_files(dir / "one").empty());
+  EXPECT_LT(list_files(dir / "one").size(), 12u);
+  EXPECT_TRUE(contents(dir / "one") == contents(dir / "explicit"));
+
+  const auto stray = run_cli(run_args(kSamples, (dir / "x").string(), {"--shards", "3"}));
+  EXPECT_EQ(stray.code, 1);
+  EXPECT_NE(stray.err.find("--shards 3 is the number of shards for --shard auto, which is not given"), std::string::npos)
+      << stray.err;
+  if (std::getenv("SLURM_ARRAY_TASK_ID") || std::getenv("JOB_COMPLETION_INDEX"))
+    GTEST_SKIP() << "this test runs inside a job array: --shard auto outside one cannot be checked here";
+  const auto outside = run_cli(run_args(kSamples, (dir / "x").string(), {"--shard", "auto"}));
+  EXPECT_EQ(outside.code, 1);
+  EXPECT_NE(outside.err.find("--shard auto: not in a job array: looked for SLURM_ARRAY_TASK_ID"), std::string::npos)
+      << outside.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x"));
 }
 
 TEST(Run, ManifestRecordsEveryOutputsParameters) {
@@ -301,6 +348,101 @@ TEST(Run, OutputFormatsAndSampleTypes) {
   EXPECT_EQ(count_lines(r.err, "JPEG output: 16-bit to 8-bit (said once for the run)"), 1) << r.err;
 }
 
+// --device with several GPUs: the images are spread over them, and every output has the bytes of a
+// CPU run and of a single-device run (an image's seed depends on its path, not on where it ran).
+TEST(Run, SeveralGpusShareTheImagesAndWriteTheSameBytes) {
+  TempDir dir;
+  const std::vector<std::string> env{"AUGMENT_EMULATED_GPUS=3"};
+  auto run_on = [&](const std::string& device, const std::string& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"run", "-c", kDefault, "-i", kSamples, "-o", (dir / out).string(), "--copies", "2",
+                               "--device", device};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(a, env);
+  };
+  const auto cpu = run_on("cpu", "cpu");
+  ASSERT_EQ(cpu.code, 0) << cpu.err;
+  const auto reference = contents(dir / "cpu");
+  ASSERT_EQ(reference.size(), 12u);
+
+  const auto single = run_on("cuda-emulated:1", "single");
+  ASSERT_EQ(single.code, 0) << single.err;
+  EXPECT_EQ(contents(dir / "single"), reference);
+
+  const auto pair = run_on("cuda-emulated:0,cuda-emulated:2", "pair", {"--threads", "4"});
+  ASSERT_EQ(pair.code, 0) << pair.err;
+  EXPECT_EQ(contents(dir / "pair"), reference);
+  EXPECT_NE(pair.out.find("outputs written, 0 failed inputs;"), std::string::npos) << pair.out;
+  EXPECT_NE(pair.out.find("on cuda-emulated:0,cuda-emulated:2, seed"), std::string::npos) << pair.out;
+  EXPECT_EQ(count_lines(pair.out, "augment: cuda-emulated:0: "), 1) << pair.out;
+  EXPECT_EQ(count_lines(pair.out, "augment: cuda-emulated:2: "), 1) << pair.out;
+  EXPECT_EQ(count_lines(pair.out, "cuda-emulated:1"), 0) << pair.out;
+
+  // cuda-emulated:all: every emulated device; the JSON summary counts the images of each.
+  const auto all = run_on("cuda-emulated:all", "all", {"--threads", "3", "--log-format", "json"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(contents(dir / "all"), reference);
+  const auto summary = nlohmann::json::parse(all.out);
+  EXPECT_EQ(summary["device"], "cuda-emulated:0,cuda-emulated:1,cuda-emulated:2");
+  ASSERT_EQ(summary["devices"].size(), 3u) << all.out;
+  std::size_t images = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(summary["devices"][i]["device"], "cuda-emulated:" + std::to_string(i));
+    EXPECT_GE(summary["devices"][i]["busy_seconds"].get<double>(), 0.0);
+    images += summary["devices"][i]["images"].get<std::size_t>();
+  }
+  EXPECT_EQ(images, 12u) << "every output was augmented on exactly one device: " << all.out;
+  EXPECT_EQ(summary["outputs"], 12);
+
+  // Fewer threads than devices: each device still gets a worker of its own.
+  const auto one_thread = run_on("cuda-emulated:0,cuda-emulated:1", "one_thread", {"--threads", "1"});
+  ASSERT_EQ(one_thread.code, 0) << one_thread.err;
+  EXPECT_NE(one_thread.err.find("1 worker threads for 2 devices: using 2"), std::string::npos) << one_thread.err;
+  EXPECT_EQ(contents(dir / "one_thread"), reference);
+}
+
+TEST(Run, ADeviceListWithAMissingOrRepeatedDeviceIsRefusedBeforeWriting) {
+  TempDir dir;
+  const std::vector<std::string> env{"AUGMENT_EMULATED_GPUS=2"};
+  auto refused = [&](const std::string& device, const std::string& message) {
+    const auto r = run_cli({"run", "-c", kDefault, "-i", kSamples, "-o", (dir / "out").string(), "--device", device}, env);
+    EXPECT_EQ(r.code, 1) << device;
+    EXPECT_NE(r.err.find(message), std::string::npos) << device << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << device << ": nothing is written";
+  };
+  refused("cuda-emulated:0,cuda-emulated:2",
+          "cuda-emulated:2 does not exist: the emulated devices are cuda-emulated:0 to cuda-emulated:1");
+  refused("cuda-emulated:1,cuda-emulated:1", "--device cuda-emulated:1,cuda-emulated:1: cuda-emulated:1 is named twice");
+  refused("cpu,cuda-emulated:0", "cpu cannot be in a list, which names GPUs only");
+  refused("cuda:all,cuda:0", "cuda:all already names every such GPU; give it alone");
+  const gpu::Inventory inv = gpu::inventory();
+  if (inv.devices.empty()) {
+    refused("cuda:all", "--device cuda:all: there is no usable CUDA GPU");
+    refused("cuda-emulated:0,cuda:0", "cuda:0 is not available");
+  } else {
+    const std::string past = "cuda:" + std::to_string(inv.devices.back().index + 1);
+    refused("cuda:" + std::to_string(inv.devices[0].index) + "," + past, past + " is not available");
+  }
+}
+
+TEST(Run, TheProgressLineHasABarAndTheFailures) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "in");
+  for (const auto& f : kSampleFiles) std::filesystem::copy_file(testing::samples_dir() / f, dir / "in" / f);
+  testing::write_bytes(dir / "in" / "broken.jpg", {0xFF, 0xD8, 0xFF, 0xE0, 0, 1, 2, 3});
+  // stderr is not a terminal here: $COLUMNS gives the width.
+  const auto wide = run_cli(run_args((dir / "in").string(), (dir / "wide").string(), {"--progress", "always", "--copies", "4"}),
+                            {"COLUMNS=150"});
+  EXPECT_EQ(wide.code, 2) << wide.err;
+  EXPECT_NE(wide.err.find("augment: ["), std::string::npos) << wide.err;
+  EXPECT_NE(wide.err.find("/28 images, 4 failed, "), std::string::npos) << "the failed outputs are counted: " << wide.err;
+  const auto narrow = run_cli(run_args((dir / "in").string(), (dir / "narrow").string(),
+                                       {"--progress", "always", "--copies", "4"}),
+                              {"COLUMNS=50"});
+  EXPECT_EQ(narrow.code, 2) << narrow.err;
+  EXPECT_EQ(narrow.err.find("augment: ["), std::string::npos) << "no room for a bar: " << narrow.err;
+  EXPECT_NE(narrow.err.find("/28 images, 4 failed, "), std::string::npos) << narrow.err;
+}
+
 TEST(Run, JsonLogsAndSummary) {
   TempDir dir;
   const auto in = broken_folder(dir);
@@ -317,6 +459,10 @@ TEST(Run, JsonLogsAndSummary) {
   EXPECT_EQ(summary["outputs"], 3);
   EXPECT_EQ(summary["failed_inputs"], 5);
   EXPECT_EQ(summary["exit_code"], 2);
+  // One device: one entry, which augmented every output written.
+  ASSERT_EQ(summary["devices"].size(), 1u) << r.out;
+  EXPECT_EQ(summary["devices"][0]["device"], summary["device"]);
+  EXPECT_EQ(summary["devices"][0]["images"], 3);
 }
 
 // Starts a run with many outputs and signals it once some are written.

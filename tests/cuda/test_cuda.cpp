@@ -108,5 +108,28 @@ TEST(Cuda, ASecondGpuWhenThereIsOne) {
   EXPECT_EQ(testing::compare(gpu::open_backend(second, 1)->run(plan, im, 0), make_cpu_backend(1)->run(plan, im, 0)).count, 0u);
 }
 
+// Several real GPUs in one run: each gets images, and the outputs are the CPU's bytes.
+TEST(Cuda, SeveralGpusShareARunAndWriteTheCpuBytes) {
+  REQUIRE_GPU(first, 0);
+  REQUIRE_GPU(second, 1);
+  testing::TempDir dir;
+  const std::string cfg = (testing::source_dir() / "configs/default.json").string();
+  const std::string pair = "cuda:" + std::to_string(first) + ",cuda:" + std::to_string(second);
+  for (const std::string& device : {std::string("cpu"), pair, std::string("cuda:all")}) {
+    const auto r = testing::run_cli({"run", "-c", cfg, "-i", testing::samples_dir().string(), "-o",
+                                     (dir / device).string(), "--copies", "3", "--threads", "8", "--device", device});
+    ASSERT_EQ(r.code, 0) << device << ": " << r.err;
+    if (device != "cpu") {
+      EXPECT_NE(r.out.find("augment: cuda:" + std::to_string(first) + ": "), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("augment: cuda:" + std::to_string(second) + ": "), std::string::npos) << r.out;
+    }
+  }
+  const auto files = testing::list_files(dir / "cpu");
+  EXPECT_EQ(files.size(), 18u);
+  for (const auto& f : files)
+    for (const std::string& device : {pair, std::string("cuda:all")})
+      EXPECT_TRUE(testing::read_bytes(dir / "cpu" / f) == testing::read_bytes(dir / device / f)) << device << " " << f;
+}
+
 }  // namespace
 }  // namespace aug

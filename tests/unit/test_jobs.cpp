@@ -1,5 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+
 #include "lib/core/error.hpp"
 #include "lib/run/files.hpp"
 #include "lib/run/jobs.hpp"
@@ -66,6 +72,45 @@ TEST(AtomicWrite, WritesCompleteFilesAndLeavesNoTemporaries) {
   EXPECT_THROW(write_file_atomic(dir / "missing" / "x.bin", b.data(), b.size()), InputError);
   testing::write_bytes(dir / "sub" / (std::string(kTempPrefix) + "12-3-x.jpg"), {1});
   EXPECT_EQ(remove_stale_temps(dir.path()), 1u);
+}
+
+// Named temporaries are only removed when their writer is gone: shards of a job array writing
+// into one folder at the same time keep each other's files in progress.
+TEST(AtomicWrite, OnlyTemporariesOfWritersThatAreGoneAreStale) {
+  testing::TempDir dir;
+  testing::write_bytes(dir / "x.bin", {1});  // not a temporary
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  std::string tag(host);
+  if (tag.size() > 32) tag.resize(32);
+  for (char& c : tag)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.') c = '_';
+  const auto now = std::filesystem::file_time_type::clock::now();
+  const auto name = [&](long pid, const std::string& h) {
+    return std::string(kTempPrefix) + std::to_string(pid) + "@" + h + "-0-x.jpg";
+  };
+  // A process that has exited.
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+
+  EXPECT_TRUE(temp_is_stale(name(child, tag), now, now)) << "its writer has exited";
+  EXPECT_TRUE(temp_is_stale(name(getpid(), tag), now, now)) << "this process has written none yet";
+  EXPECT_FALSE(temp_is_stale(name(getppid(), tag), now, now)) << "its writer is running";
+  EXPECT_FALSE(temp_is_stale(name(child, "another.host"), now, now)) << "another host's writer: by age only";
+  EXPECT_TRUE(temp_is_stale(name(child, "another.host"), now - std::chrono::hours(2), now));
+  EXPECT_TRUE(temp_is_stale(name(getppid(), tag), now - std::chrono::hours(2), now));
+  EXPECT_TRUE(temp_is_stale(std::string(kTempPrefix) + "12-3-x.jpg", now, now)) << "an older name";
+  EXPECT_FALSE(temp_is_stale("x.jpg", now - std::chrono::hours(2), now));
+
+  testing::write_bytes(dir / (name(child, tag)), {1});
+  testing::write_bytes(dir / (name(getppid(), tag)), {1});
+  testing::write_bytes(dir / (name(getppid(), "another.host")), {1});
+  EXPECT_EQ(remove_stale_temps(dir.path()), 1u);
+  std::vector<std::string> kept{name(getppid(), "another.host"), name(getppid(), tag), "x.bin"};
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(testing::list_files(dir.path()), kept);
 }
 
 }  // namespace
