@@ -15,6 +15,7 @@
 #include "lib/core/text.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/run/files.hpp"
+#include "lib/run/merge.hpp"
 #include "lib/run/interrupt.hpp"
 #include "lib/run/shard.hpp"
 #include "lib/gpu/device_api.hpp"
@@ -124,6 +125,10 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
 
+  merge_ = app.add_subcommand("merge", "Join the manifests or COCO files of a run's shards into one (docs/cluster.md)");
+  merge_->add_option("files", merge_files_, "the shards' manifests (.jsonl) or COCO files (.json)")->required();
+  merge_->add_option("-o,--output", merge_output_, "the joined file")->required();
+
   import_ = app.add_subcommand("import", "Convert a pipeline saved by another library into an augment pipeline");
   import_->add_option("library", import_from_, "the library that saved it")
       ->required()
@@ -164,6 +169,7 @@ Exit Commands::run_selected() {
   if (verify_->parsed()) return verify_devices();
   if (import_->parsed()) return import_pipeline();
   if (preview_->parsed()) return preview();
+  if (merge_->parsed()) return merge();
   throw UsageError("no command given; see augment --help");
 }
 
@@ -302,6 +308,14 @@ Exit Commands::preview() {
   const Pipeline pipeline = Pipeline::load_file(pipeline_);
   const PreviewSummary s = aug::preview(pipeline, o);
   spdlog::info("{}: {} image(s), {} variant(s) on {}", preview_output_, s.images, s.tiles, s.device);
+  return Exit::ok;
+}
+
+Exit Commands::merge() {
+  std::vector<std::filesystem::path> files(merge_files_.begin(), merge_files_.end());
+  const MergeSummary s = merge_files(files, merge_output_);
+  spdlog::info("{}: {} {} file(s) joined, {} {} ({} in more than one file)", merge_output_, s.files, s.kind,
+               s.records, s.kind == "COCO" ? "images" : "records", s.duplicates);
   return Exit::ok;
 }
 

@@ -34,12 +34,13 @@ class Commands {
   Exit verify_devices();
   Exit import_pipeline();
   Exit preview();
+  Exit merge();
 
   CLI::App& app_;
   const GlobalOptions& global_;
   CLI::App *run_ = nullptr, *validate_ = nullptr, *stages_ = nullptr, *describe_ = nullptr, *schema_ = nullptr,
            *devices_ = nullptr, *verify_ = nullptr, *import_ = nullptr,
-           *preview_ = nullptr;
+           *preview_ = nullptr, *merge_ = nullptr;
 
   // run
   std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_, masks_,
@@ -54,6 +55,9 @@ class Commands {
   std::vector<std::string> tolerances_;
   std::size_t verify_images_ = 0;
   bool require_gpu_ = false;
+  // merge
+  std::vector<std::string> merge_files_;
+  std::string merge_output_;
   // preview
   std::size_t preview_images_ = 4;
   std::uint32_t preview_variants_ = 8;
