@@ -72,7 +72,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   run_->add_option("--shard", shard_,
                    "process shard K of N (K/N, 0-based): the inputs whose path hashes to K; auto: K and N from a Slurm "
                    "job array or a Kubernetes Indexed Job (docs/cluster.md)");
-  run_->add_option("--shards", shards_, "the number of shards for --shard auto in a Kubernetes Indexed Job (its completions)")
+  run_->add_option("--shards", shards_, "the number of shards for --shard auto: a Kubernetes Indexed Job's completions; with Slurm, the task IDs become the shards")
       ->check(CLI::Range(1, 1 << 20));
   auto* max_errors = run_->add_option("--max-errors", run_options_.max_errors,
                                       "stop after N failed inputs (default: never)");

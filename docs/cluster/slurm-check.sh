@@ -21,8 +21,10 @@
 # slurmctld and slurmd with every file in a temporary folder (munge key and socket, slurm.conf,
 # state, spool, logs); submits the documented script with its paths moved into that folder, as
 # an array of 4 tasks of 1 CPU; waits for the tasks and checks each exited 0; runs the same
-# pipeline once without shards; compares the two output folders (the manifests excepted); and
-# stops the daemons it started, whatever happens. It exits 0 only when the outputs are identical.
+# pipeline once without shards; compares the two output folders (the manifests excepted); then
+# removes task 1's outputs and manifest and resubmits that task alone (sbatch --array=1), which
+# must take shard 1 again and restore them; and stops the daemons it started, whatever happens.
+# It exits 0 only when the outputs are identical both times.
 # Nothing outside the temporary folder is written, apart from the packages installed.
 
 set -euo pipefail
@@ -198,8 +200,8 @@ say "$picked images from $corpus, pipeline $pipeline"
 # given. sbatch options on the command line override the script's: 4 tasks of 1 CPU.
 job="$tmp/jobs/augment-array.sbatch"
 sed -e "s|/shared/|$tmp/shared/|g" -e 's|^exec augment run |exec "${AUGMENT:?}" run |' \
-  "$sbatch_doc" >"$job"
-for want in '--shard auto --resume' '--copies 2 --seed 7' "-c $tmp/shared/pipeline.json" \
+  -e "s|--shards 8 |--shards $tasks |" "$sbatch_doc" >"$job"
+for want in "--shard auto --shards $tasks --resume" '--copies 2 --seed 7' "-c $tmp/shared/pipeline.json" \
     "-i $tmp/shared/images" "-o $tmp/shared/augmented" \
     "--manifest \"$tmp/shared/augmented/manifest-\${SLURM_ARRAY_TASK_ID}.jsonl\"" \
     'exec "${AUGMENT:?}" run'; do
@@ -268,9 +270,35 @@ if (( n_single > 0 )) && [[ "$array_files" == "$single_files" ]] \
 fi
 if (( identical )); then
   echo "result:   identical: $n_single files, byte for byte"
+else
+  echo "result:   DIFFERENT (see $tmp/log/diff.txt)"
+  diff <(echo "$single_files") <(echo "$array_files") | head -n 20 || true
+  head -n 20 "$tmp/log/diff.txt"
+  exit 1
+fi
+
+# 6. A task resubmitted alone, as the job script says (sbatch --array=K): task 1's outputs and
+# manifest removed, the task run again, which must take shard 1 again and make them again.
+k=1
+before="$(grep -c . "$tmp/shared/augmented/manifest-$k.jsonl")"
+while read -r out; do rm -f "$tmp/shared/augmented/$out"; done \
+  < <(grep -o '"output":"[^"]*"' "$tmp/shared/augmented/manifest-$k.jsonl" | cut -d'"' -f4)
+rm -f "$tmp/shared/augmented/manifest-$k.jsonl"
+again="$(sbatch --parsable --export=ALL --array="$k" --cpus-per-task=1 \
+  --chdir="$tmp/jobs" --output="$tmp/log/again-%A_%a.log" "$job")"
+again="${again%%;*}"
+start=$SECONDS
+while [[ -n "$(squeue -h -j "$again" -o '%i' 2>/dev/null)" ]]; do
+  (( SECONDS - start < timeout )) || die "the resubmitted task $again is not done after $timeout s"
+  sleep 2
+done
+line="$(grep -o 'shard [0-9]* of [0-9]*, from .*' "$tmp/log/again-${again}_$k.log" 2>/dev/null | head -n 1 || true)"
+after="$(grep -c . "$tmp/shared/augmented/manifest-$k.jsonl" 2>/dev/null || echo 0)"
+echo "again:    sbatch --array=$k: ${line:-NO SHARD LINE}; manifest-$k.jsonl $after lines (before: $before)"
+if [[ "$line" == "shard $k of $tasks,"* ]] && (( after == before )) \
+    && diff -r -x 'manifest-*.jsonl' "$tmp/single" "$tmp/shared/augmented" >"$tmp/log/diff-again.txt" 2>&1; then
+  echo "result:   the resubmitted task took shard $k again; identical again"
   exit 0
 fi
-echo "result:   DIFFERENT (see $tmp/log/diff.txt)"
-diff <(echo "$single_files") <(echo "$array_files") | head -n 20 || true
-head -n 20 "$tmp/log/diff.txt"
+echo "result:   the resubmitted task did not restore shard $k (see $tmp/log/again-${again}_$k.log)"
 exit 1

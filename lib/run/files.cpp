@@ -79,9 +79,7 @@ const std::string& host_tag() {
 
 // A named temporary file renamed over `path` (file systems without O_TMPFILE, or replacing a file).
 void write_via_rename(const fs::path& path, const void* data, std::size_t size) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path temp = path.parent_path() / (std::string(kTempPrefix) + std::to_string(::getpid()) + "@" + host_tag() +
-                                              "-" + std::to_string(counter++) + "-" + path.filename().string());
+  const fs::path temp = temp_path_for(path);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) write_failed(path, errno);
   const bool ok = write_all(fd, data, size);
@@ -94,6 +92,13 @@ void write_via_rename(const fs::path& path, const void* data, std::size_t size) 
 }
 
 }  // namespace
+
+fs::path temp_path_for(const fs::path& path) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  return dir / (std::string(kTempPrefix) + std::to_string(::getpid()) + "@" + host_tag() + "-" +
+                std::to_string(counter++) + "-" + path.filename().string());
+}
 
 void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
   // An unnamed file in the target folder, given its name only once complete: nothing partial

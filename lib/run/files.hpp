@@ -33,6 +33,10 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
 inline constexpr std::chrono::hours kTempsLiveFor{1};
 bool temp_is_stale(const std::string& name, fs::file_time_type modified, fs::file_time_type now);
 
+// A temporary name next to `path` for a file renamed over it when complete (the outputs' and the
+// manifest's): ".augment-tmp-<pid>@<host>-<n>-<name>".
+fs::path temp_path_for(const fs::path& path);
+
 // Removes the stale temporary files under `dir`; returns how many.
 std::size_t remove_stale_temps(const fs::path& dir);
 

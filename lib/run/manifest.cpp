@@ -11,8 +11,9 @@
 namespace aug {
 
 ManifestWriter::ManifestWriter(const std::filesystem::path& path) : path_(path) {
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  temp_ = dir / (std::string(kTempPrefix) + std::to_string(::getpid()) + "-" + path.filename().string());
+  // Named as the outputs' temporaries, so that another task's --resume in the same folder knows
+  // that its writer is alive.
+  temp_ = temp_path_for(path);
   file_ = std::fopen(temp_.c_str(), "wx");
   if (!file_) throw UsageError("cannot write the manifest " + path.string() + ": " + std::strerror(errno));
 }

@@ -43,6 +43,11 @@ Shard checked(long k, long n, std::optional<int> shards, const std::string& sour
 }
 
 Shard from_slurm(const Environment& env, long id, std::optional<int> shards) {
+  // With --shards N the task IDs are the shard numbers, whatever part of the array was submitted:
+  // a task resubmitted alone (sbatch --array=2) keeps its shard.
+  if (shards)
+    return checked(id, *shards, std::nullopt,
+                   "Slurm job array (" + var("SLURM_ARRAY_TASK_ID", id) + ", --shards " + std::to_string(*shards) + ")");
   const auto min = number(env, "SLURM_ARRAY_TASK_MIN");
   const auto max = number(env, "SLURM_ARRAY_TASK_MAX");
   const auto count = number(env, "SLURM_ARRAY_TASK_COUNT");

@@ -8,6 +8,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/run/files.hpp"
+#include "lib/run/manifest.hpp"
 #include "lib/run/jobs.hpp"
 #include "tests/support/testing.hpp"
 
@@ -111,6 +112,23 @@ TEST(AtomicWrite, OnlyTemporariesOfWritersThatAreGoneAreStale) {
   std::vector<std::string> kept{name(getppid(), "another.host"), name(getppid(), tag), "x.bin"};
   std::sort(kept.begin(), kept.end());
   EXPECT_EQ(testing::list_files(dir.path()), kept);
+}
+
+// Found by the Slurm check (docs/cluster/slurm-check.sh): a task's manifest, written under a
+// temporary name until the run ends, was removed by another task's --resume in the same folder.
+TEST(AtomicWrite, AManifestBeingWrittenSurvivesAnotherProcesssCleanup) {
+  testing::TempDir dir;
+  ManifestWriter manifest(dir / "manifest-1.jsonl");
+  manifest.add(0, {{"input", "a.png"}, {"output", "a.png"}, {"copy", 0}});
+  const pid_t child = fork();
+  if (child == 0) _exit(static_cast<int>(remove_stale_temps(dir.path())));  // another task's --resume
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "it removed the live manifest's temporary";
+  manifest.finish();
+  EXPECT_EQ(testing::list_files(dir.path()), std::vector<std::string>{"manifest-1.jsonl"});
 }
 
 }  // namespace

@@ -62,11 +62,16 @@ TEST(Shard, SlurmArrayFromMinAndMax) {
                                       {"SLURM_ARRAY_TASK_COUNT", "4"}}));
   EXPECT_EQ(step.index, 2);
   EXPECT_EQ(step.count, 4);
-  // --shards may repeat the count, not contradict it.
+  // With --shards N the task ID is the shard: a task resubmitted alone (--array=2) keeps its shard.
   EXPECT_EQ(parse_shard("auto", 8, env({{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_MIN", "0"},
                                         {"SLURM_ARRAY_TASK_MAX", "7"}})).index, 7);
-  EXPECT_NE(error("auto", 4, {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_MAX", "7"}})
-                .find("--shards 4 disagrees with the Slurm job array"),
+  const Shard again = parse_shard("auto", 8, env({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "2"},
+                                                  {"SLURM_ARRAY_TASK_MAX", "2"}, {"SLURM_ARRAY_TASK_COUNT", "1"}}));
+  EXPECT_EQ(again.index, 2);
+  EXPECT_EQ(again.count, 8);
+  EXPECT_EQ(again.source, "Slurm job array (SLURM_ARRAY_TASK_ID=2, --shards 8)");
+  EXPECT_NE(error("auto", 8, {{"SLURM_ARRAY_TASK_ID", "8"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "8"}})
+                .find("gives shard 8 of 8, which is not 0 <= K < N"),
             std::string::npos);
 }
 
