@@ -1,7 +1,6 @@
 // color_jitter's vectorised host driver for 8-bit images: the kernels' arithmetic (color_jitter.hpp),
-// row by row on planar copies of the colour channels.
-// on binary32 planes of the colour channels, eight values at a time, with the same operations in the
-// same order as the scalar formulas (lane-wise IEEE binary32, never contracted).
+// row by row on binary32 planes of the colour channels, eight values at a time, with the same
+// operations in the same order as the scalar formulas (lane-wise IEEE binary32, never contracted).
 // The contrast mean is the exact integer sum of the floored grays, as the kernels take it.
 // 16-bit and float images run the kernel bodies.
 #include <cstdint>

@@ -92,9 +92,8 @@ AUG_HD void hsv_to_rgb(int h, int s, int v, bool block, std::uint8_t rgb[3]) {
   for (int c = 0; c < 3; ++c) rgb[c] = saturate<std::uint8_t>(rne(o[c] * 255.0f));
 }
 
-// One pixel p (C channels) to d: to HSV, the tables, back to RGB; alpha copied.
-AUG_HD void hsv_pixel(const std::uint8_t* p, std::uint8_t* d, int C, const HsvArgs& a, bool block) {
-  const int r = p[0], g = p[1], b = p[2];
+// An RGB pixel's 8-bit HSV after the tables (OpenCV's integer conversion, then lut).
+AUG_HD void shifted_hsv(int r, int g, int b, const HsvArgs& a, int& h_out, int& s_out, int& v_out) {
   const int v = r > g ? (r > b ? r : b) : (g > b ? g : b);
   const int lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
   const int diff = v - lo;
@@ -102,8 +101,17 @@ AUG_HD void hsv_pixel(const std::uint8_t* p, std::uint8_t* d, int C, const HsvAr
   int h = v == r ? g - b : (v == g ? b - r + 2 * diff : r - g + 4 * diff);
   h = (h * a.hdiv[diff] + (1 << 11)) >> 12;
   h += h < 0 ? 180 : 0;
+  h_out = a.lut[h];
+  s_out = a.lut[256 + s];
+  v_out = a.lut[512 + v];
+}
+
+// One pixel p (C channels) to d: to HSV, the tables, back to RGB; alpha copied.
+AUG_HD void hsv_pixel(const std::uint8_t* p, std::uint8_t* d, int C, const HsvArgs& a, bool block) {
+  int h, s, v;
+  shifted_hsv(p[0], p[1], p[2], a, h, s, v);
   std::uint8_t rgb[3];
-  hsv_to_rgb(a.lut[h], a.lut[256 + s], a.lut[512 + v], block, rgb);
+  hsv_to_rgb(h, s, v, block, rgb);
   d[0] = rgb[0];
   d[1] = rgb[1];
   d[2] = rgb[2];

@@ -20,19 +20,7 @@ namespace {
 // The HSV triples of n pixels, after the tables.
 void to_hsv(const std::uint8_t* p, int C, int n, const HsvArgs& a, std::int32_t* hs, std::int32_t* ss,
             std::int32_t* vs) {
-  for (int x = 0; x < n; ++x, p += C) {
-    const int r = p[0], g = p[1], b = p[2];
-    const int v = r > g ? (r > b ? r : b) : (g > b ? g : b);
-    const int lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
-    const int diff = v - lo;
-    const int s = (diff * a.sdiv[v] + (1 << 11)) >> 12;
-    int h = v == r ? g - b : (v == g ? b - r + 2 * diff : r - g + 4 * diff);
-    h = (h * a.hdiv[diff] + (1 << 11)) >> 12;
-    h += h < 0 ? 180 : 0;
-    hs[x] = a.lut[h];
-    ss[x] = a.lut[256 + s];
-    vs[x] = a.lut[512 + v];
-  }
+  for (int x = 0; x < n; ++x, p += C) shifted_hsv(p[0], p[1], p[2], a, hs[x], ss[x], vs[x]);
 }
 
 #if defined(AUG_HSV_AVX2)
