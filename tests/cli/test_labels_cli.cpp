@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -16,51 +15,39 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_cli;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-void put(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
-
 // ds/images/{a,b}.png (camera.png, 512 x 512) with YOLO labels in ds/labels.
 void yolo_dataset(const fs::path& root) {
   fs::create_directories(root / "images");
   fs::copy_file(testing::samples_dir() / "camera.png", root / "images/a.png");
   fs::copy_file(testing::samples_dir() / "camera.png", root / "images/b.png");
-  put(root / "labels/a.txt", "0 0.25 0.5 0.1 0.2\n3 0.1 0.1 0.3 0.1 0.3 0.35 0.1 0.35\n");
-  put(root / "labels/b.txt", "1 0.5 0.5 0.2 0.2\n");
+  testing::write_text(root / "labels/a.txt", "0 0.25 0.5 0.1 0.2\n3 0.1 0.1 0.3 0.1 0.3 0.35 0.1 0.35\n");
+  testing::write_text(root / "labels/b.txt", "1 0.5 0.5 0.2 0.2\n");
 }
 
 TEST(LabelsCli, YoloLabelsFollowAFlipAndSurviveAColourStageByteForByte) {
   testing::TempDir dir;
   yolo_dataset(dir / "ds");
-  put(dir / "colour.json", R"({"version": 1, "stages": [{"stage": "invert"}]})");
+  testing::write_text(dir / "colour.json", R"({"version": 1, "stages": [{"stage": "invert"}]})");
   auto r = run_cli({"run", "-c", (dir / "colour.json").string(), "-i", (dir / "ds/images").string(), "-o",
                     (dir / "c/images").string(), "--labels", "yolo"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(dir / "c/labels/a.txt"), slurp(dir / "ds/labels/a.txt"));
-  EXPECT_EQ(slurp(dir / "c/labels/b.txt"), slurp(dir / "ds/labels/b.txt"));
+  EXPECT_EQ(testing::read_text(dir / "c/labels/a.txt"), testing::read_text(dir / "ds/labels/a.txt"));
+  EXPECT_EQ(testing::read_text(dir / "c/labels/b.txt"), testing::read_text(dir / "ds/labels/b.txt"));
   EXPECT_NE(r.out.find("labels: 3 objects kept, 0 dropped"), std::string::npos) << r.out;
 
-  put(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip", "direction": "horizontal"}]})");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip", "direction": "horizontal"}]})");
   r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
                (dir / "f/images").string(), "--labels", "yolo", "--device", "cuda-emulated"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(dir / "f/labels/a.txt"),
+  EXPECT_EQ(testing::read_text(dir / "f/labels/a.txt"),
             "0 0.750000 0.500000 0.100000 0.200000\n3 0.900000 0.100000 0.700000 0.100000 0.700000 0.350000 0.900000 0.350000\n");
 }
 
 TEST(LabelsCli, AMalformedLabelFileFailsItsImageOnlyAndNamesTheLine) {
   testing::TempDir dir;
   yolo_dataset(dir / "ds");
-  put(dir / "ds/labels/b.txt", "1 0.5 0.5 0.2 0.2\n1 0.5 0.5 0.2\n");
-  put(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  testing::write_text(dir / "ds/labels/b.txt", "1 0.5 0.5 0.2 0.2\n1 0.5 0.5 0.2\n");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
   const auto r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
                           (dir / "o").string(), "--labels", "yolo"});
   EXPECT_EQ(r.code, 2);
@@ -74,7 +61,7 @@ TEST(LabelsCli, AMalformedLabelFileFailsItsImageOnlyAndNamesTheLine) {
 TEST(LabelsCli, DryRunListsTheLabelFilesAndABadFormatIsAUsageError) {
   testing::TempDir dir;
   yolo_dataset(dir / "ds");
-  put(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
   auto r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds").string(), "-o", (dir / "o").string(),
                     "--labels", "yolo", "--dry-run"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -94,7 +81,7 @@ TEST(LabelsCli, CocoAndVocRoundTripAndFollowARotation) {
       "<annotation>\n  <filename>cat.png</filename>\n  <size><width>451</width><height>300</height><depth>3</depth></size>\n"
       "  <object>\n    <name>cat</name>\n    <difficult>1</difficult>\n    <bndbox><xmin>101</xmin><ymin>51</ymin>"
       "<xmax>300</xmax><ymax>250</ymax></bndbox>\n  </object>\n</annotation>\n";
-  put(dir / "voc/Annotations/cat.xml", xml);
+  testing::write_text(dir / "voc/Annotations/cat.xml", xml);
   const nlohmann::json coco = {
       {"info", {{"description", "test"}}},
       {"categories", {{{"id", 1}, {"name", "cat"}}}},
@@ -102,24 +89,24 @@ TEST(LabelsCli, CocoAndVocRoundTripAndFollowARotation) {
       {"annotations",
        {{{"id", 7}, {"image_id", 42}, {"category_id", 1}, {"bbox", {100, 50, 200, 200}}, {"area", 20000}, {"iscrowd", 0},
          {"segmentation", {{100, 50, 300, 50, 300, 250, 100, 250}}}}}}};
-  put(dir / "ann.json", coco.dump());
+  testing::write_text(dir / "ann.json", coco.dump());
 
-  put(dir / "id.json", R"({"version": 1, "stages": [{"stage": "channel_gain", "r": 1, "g": 1, "b": 1}]})");
+  testing::write_text(dir / "id.json", R"({"version": 1, "stages": [{"stage": "channel_gain", "r": 1, "g": 1, "b": 1}]})");
   auto r = run_cli({"run", "-c", (dir / "id.json").string(), "-i", (dir / "voc/JPEGImages").string(), "-o",
                     (dir / "v/JPEGImages").string(), "--labels", "voc"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(dir / "v/Annotations/cat.xml"), xml);
+  EXPECT_EQ(testing::read_text(dir / "v/Annotations/cat.xml"), xml);
   r = run_cli({"run", "-c", (dir / "id.json").string(), "-i", (dir / "voc/JPEGImages").string(), "-o",
                (dir / "c").string(), "--labels", "coco=" + (dir / "ann.json").string()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "c/ann.json")), coco);
+  EXPECT_EQ(nlohmann::json::parse(testing::read_text(dir / "c/ann.json")), coco);
 
   // A quarter turn: the 200 x 200 box keeps its size, the image becomes 300 x 451.
-  put(dir / "turn.json", R"({"version": 1, "stages": [{"stage": "rotate90", "k": 1}]})");
+  testing::write_text(dir / "turn.json", R"({"version": 1, "stages": [{"stage": "rotate90", "k": 1}]})");
   r = run_cli({"run", "-c", (dir / "turn.json").string(), "-i", (dir / "voc/JPEGImages").string(), "-o",
                (dir / "c2").string(), "--labels", "coco=" + (dir / "ann.json").string()});
   ASSERT_EQ(r.code, 0) << r.err;
-  const auto out = nlohmann::json::parse(slurp(dir / "c2/ann.json"));
+  const auto out = nlohmann::json::parse(testing::read_text(dir / "c2/ann.json"));
   ASSERT_EQ(out["images"].size(), 1u);
   EXPECT_EQ(out["images"][0]["width"], 300);
   EXPECT_EQ(out["images"][0]["height"], 451);
@@ -145,8 +132,8 @@ TEST(LabelsCli, CocoKeepsEveryImageAcrossShardsAndResumedRuns) {
     coco["annotations"].push_back({{"id", 100 + i}, {"image_id", i + 1}, {"category_id", 1}, {"iscrowd", 0},
                                    {"bbox", {10 * i, 20, 30, 40}}, {"area", 1200}});
   }
-  put(dir / "ann.json", coco.dump());
-  put(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip", "direction": "vertical"}]})");
+  testing::write_text(dir / "ann.json", coco.dump());
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip", "direction": "vertical"}]})");
   const std::string labels = "coco=" + (dir / "ann.json").string();
   auto run = [&](std::vector<std::string> extra) {
     std::vector<std::string> args{"run", "-c", (dir / "flip.json").string(), "-i", (dir / "img").string(), "-o",
@@ -156,17 +143,17 @@ TEST(LabelsCli, CocoKeepsEveryImageAcrossShardsAndResumedRuns) {
   };
   auto r = run({"--shard", "0/2"});
   ASSERT_EQ(r.code, 0) << r.err;
-  const std::size_t first = nlohmann::json::parse(slurp(dir / "o/ann.json"))["images"].size();
+  const std::size_t first = nlohmann::json::parse(testing::read_text(dir / "o/ann.json"))["images"].size();
   EXPECT_LT(first, 6u);
   r = run({"--shard", "1/2", "--resume"});
   ASSERT_EQ(r.code, 0) << r.err;
-  auto out = nlohmann::json::parse(slurp(dir / "o/ann.json"));
+  auto out = nlohmann::json::parse(testing::read_text(dir / "o/ann.json"));
   EXPECT_EQ(out["images"].size(), 6u);
   EXPECT_EQ(out["annotations"].size(), 6u);
   // A resumed run with nothing left to do keeps them all; the vertical flip moved every box.
   r = run({"--resume"});
   ASSERT_EQ(r.code, 0) << r.err;
-  out = nlohmann::json::parse(slurp(dir / "o/ann.json"));
+  out = nlohmann::json::parse(testing::read_text(dir / "o/ann.json"));
   ASSERT_EQ(out["annotations"].size(), 6u);
   for (const auto& a : out["annotations"]) EXPECT_DOUBLE_EQ(a["bbox"][1].get<double>(), 512 - 20 - 40);
 }
@@ -182,7 +169,7 @@ TEST(LabelsCli, PaletteMasksKeepTheirPaletteAndAgreeAcrossDevices) {
   const auto png = labels::encode_mask_png(m);
   fs::create_directories(dir / "masks");
   testing::write_bytes(dir / "masks/cup_mask.png", png);
-  put(dir / "p.json", R"({"version": 1, "labels": {"mask_fill": "ignore"}, "stages": [
+  testing::write_text(dir / "p.json", R"({"version": 1, "labels": {"mask_fill": "ignore"}, "stages": [
         {"stage": "rotate", "angle": 20}, {"stage": "resize", "size": [200, 150]}]})");
   for (const char* device : {"cpu", "cuda-emulated"}) {
     const auto r = run_cli({"run", "-c", (dir / "p.json").string(), "-i", (dir / "img").string(), "-o",

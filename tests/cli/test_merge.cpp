@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -15,18 +14,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::run_cli;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-void put(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
 
 // img/ with 7 photographs in two folders and their COCO file (ids from 11, annotations from 101).
 void dataset(const fs::path& root) {
@@ -43,8 +30,8 @@ void dataset(const fs::path& root) {
       coco["annotations"].push_back({{"id", 101 + 10 * i + k}, {"image_id", 11 + i}, {"category_id", 1}, {"iscrowd", 0},
                                      {"bbox", {10 + 20 * k, 20, 60, 40}}, {"area", 2400}});
   }
-  put(root / "ann.json", coco.dump());
-  put(root / "p.json", R"({"version": 1, "seed": 5, "stages": [
+  testing::write_text(root / "ann.json", coco.dump());
+  testing::write_text(root / "p.json", R"({"version": 1, "seed": 5, "stages": [
       {"stage": "rotate", "angle": [-15, 15]}, {"stage": "flip", "p": 0.5},
       {"stage": "random_resized_crop", "size": [128, 96], "scale": [0.5, 1.0]}]})");
 }
@@ -69,23 +56,23 @@ TEST(Merge, ShardsInSeparateFoldersJoinToTheFullRunsFiles) {
     run_into(dir.path(), "s1", "1/3", copies);
     run_into(dir.path(), "s2", "2/3", copies);
     // Each shard has part of the images.
-    EXPECT_LT(json::parse(slurp(dir / "s0/ann.json"))["images"].size(), 7u * std::stoul(copies));
+    EXPECT_LT(json::parse(testing::read_text(dir / "s0/ann.json"))["images"].size(), 7u * std::stoul(copies));
 
     auto r = run_cli({"merge", (dir / "s2.jsonl").string(), (dir / "s0.jsonl").string(), (dir / "s1.jsonl").string(),
                       "-o", (dir / "merged.jsonl").string()});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(slurp(dir / "merged.jsonl"), slurp(dir / "full.jsonl"));
+    EXPECT_EQ(testing::read_text(dir / "merged.jsonl"), testing::read_text(dir / "full.jsonl"));
     r = run_cli({"merge", (dir / "s1/ann.json").string(), (dir / "s2/ann.json").string(), (dir / "s0/ann.json").string(),
                  "-o", (dir / "merged.json").string()});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(slurp(dir / "merged.json"), slurp(dir / "full/ann.json"));
+    EXPECT_EQ(testing::read_text(dir / "merged.json"), testing::read_text(dir / "full/ann.json"));
     EXPECT_NE(r.err.find(std::to_string(7 * std::stoul(copies)) + " images (0 in more than one file)"), std::string::npos)
         << r.err;
     // The same shard twice (a task that ran again) changes nothing.
     r = run_cli({"merge", (dir / "s0.jsonl").string(), (dir / "s0.jsonl").string(), (dir / "s1.jsonl").string(),
                  (dir / "s2.jsonl").string(), "-o", (dir / "again.jsonl").string()});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(slurp(dir / "again.jsonl"), slurp(dir / "full.jsonl"));
+    EXPECT_EQ(testing::read_text(dir / "again.jsonl"), testing::read_text(dir / "full.jsonl"));
   }
 }
 
@@ -95,26 +82,26 @@ TEST(Merge, FilesThatAreNotShardsOfOneRunAreRefused) {
   run_into(dir.path(), "s0", "0/2", "1");
   run_into(dir.path(), "s1", "1/2", "1");
   // Another category list.
-  json other = json::parse(slurp(dir / "s1/ann.json"));
+  json other = json::parse(testing::read_text(dir / "s1/ann.json"));
   other["categories"][0]["name"] = "other";
-  put(dir / "other.json", other.dump());
+  testing::write_text(dir / "other.json", other.dump());
   auto r = run_cli({"merge", (dir / "s0/ann.json").string(), (dir / "other.json").string(), "-o", (dir / "m.json").string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("other.json: \"categories\" differs from"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "m.json"));
   // The same output with another record (another seed).
-  std::string lines = slurp(dir / "s0.jsonl");
+  std::string lines = testing::read_text(dir / "s0.jsonl");
   const std::string first = lines.substr(0, lines.find('\n'));
   json changed = json::parse(first);
   changed["seed"] = 99;
-  put(dir / "x.jsonl", changed.dump() + "\n");
+  testing::write_text(dir / "x.jsonl", changed.dump() + "\n");
   r = run_cli({"merge", (dir / "s0.jsonl").string(), (dir / "x.jsonl").string(), "-o", (dir / "m.jsonl").string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("x.jsonl:1: the output " + changed["output"].get<std::string>() + " is also in"),
             std::string::npos)
       << r.err;
   // Malformed lines, mixed kinds, an output that is an input.
-  put(dir / "bad.jsonl", "{\"input\": \"a.png\"}\n");
+  testing::write_text(dir / "bad.jsonl", "{\"input\": \"a.png\"}\n");
   r = run_cli({"merge", (dir / "bad.jsonl").string(), "-o", (dir / "m.jsonl").string()});
   EXPECT_NE(r.err.find("bad.jsonl:1: not a manifest record"), std::string::npos) << r.err;
   r = run_cli({"merge", (dir / "s0.jsonl").string(), (dir / "s0/ann.json").string(), "-o", (dir / "m.jsonl").string()});

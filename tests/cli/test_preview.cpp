@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <opencv2/imgcodecs.hpp>
 
@@ -14,13 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::run_cli;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 std::string unbase64(const std::string& s) {
   std::string out;
@@ -77,15 +69,15 @@ TEST(Preview, HtmlTilesAreTheBytesRunWrites) {
   r = run_cli({"run", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(), "-o", (dir / "out").string(),
                "--copies", "3", "--device", "cpu"});
   ASSERT_EQ(r.code, 0) << r.err;
-  const std::string html = slurp(dir / "sheet.html");
+  const std::string html = testing::read_text(dir / "sheet.html");
   const auto t = tiles(html);
   ASSERT_EQ(t.size(), 8u);  // 2 images x (original + 3 copies)
   EXPECT_EQ(t[0].first, "original");
-  EXPECT_EQ(t[0].second, slurp(dir / "in/chelsea.png"));
+  EXPECT_EQ(t[0].second, testing::read_text(dir / "in/chelsea.png"));
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(t[1 + k].first, "copy " + std::to_string(k));
-    EXPECT_TRUE(t[1 + k].second == slurp(dir / "out" / ("chelsea_" + std::to_string(k) + ".png"))) << "chelsea copy " << k;
-    EXPECT_TRUE(t[5 + k].second == slurp(dir / "out/sub" / ("rocket_" + std::to_string(k) + ".jpg"))) << "rocket copy " << k;
+    EXPECT_TRUE(t[1 + k].second == testing::read_text(dir / "out" / ("chelsea_" + std::to_string(k) + ".png"))) << "chelsea copy " << k;
+    EXPECT_TRUE(t[5 + k].second == testing::read_text(dir / "out/sub" / ("rocket_" + std::to_string(k) + ".jpg"))) << "rocket copy " << k;
   }
   EXPECT_EQ(html.find("zz.jpg"), std::string::npos);
   // Captions: the stages that fired with their resolved parameters, as the manifest has them.
@@ -96,7 +88,7 @@ TEST(Preview, HtmlTilesAreTheBytesRunWrites) {
   r = run_cli({"preview", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(), "-o",
                (dir / "gpu.html").string(), "--images", "2", "--variants", "3", "--device", "cuda-emulated"});
   ASSERT_EQ(r.code, 0) << r.err;
-  const auto g = tiles(slurp(dir / "gpu.html"));
+  const auto g = tiles(testing::read_text(dir / "gpu.html"));
   ASSERT_EQ(g.size(), t.size());
   for (std::size_t i = 0; i < g.size(); ++i) EXPECT_TRUE(g[i].second == t[i].second) << i;
 }
@@ -111,7 +103,7 @@ TEST(Preview, LabelsAreDrawnOverTheTilesNotIntoThem) {
   const auto r = run_cli({"preview", "-c", (dir / "p.json").string(), "-i", (dir / "ds/images").string(), "-o",
                           (dir / "s.html").string(), "--variants", "2", "--labels", "yolo"});
   ASSERT_EQ(r.code, 0) << r.err;
-  const std::string html = slurp(dir / "s.html");
+  const std::string html = testing::read_text(dir / "s.html");
   std::size_t rects = 0;
   for (std::size_t at = html.find("<rect"); at != std::string::npos; at = html.find("<rect", at + 1)) ++rects;
   EXPECT_EQ(rects, 6u);  // 2 objects on the original and on each of the 2 copies
@@ -120,7 +112,7 @@ TEST(Preview, LabelsAreDrawnOverTheTilesNotIntoThem) {
   EXPECT_NE(html.find("<rect x=\"358.4\""), std::string::npos);
   const auto t = tiles(html);
   ASSERT_EQ(t.size(), 3u);
-  EXPECT_EQ(t[0].second, slurp(dir / "ds/images/a.png"));  // the pixels are not drawn on
+  EXPECT_EQ(t[0].second, testing::read_text(dir / "ds/images/a.png"));  // the pixels are not drawn on
 }
 
 TEST(Preview, PngSheetAndRefusals) {

@@ -188,6 +188,16 @@ void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes) {
   f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
 std::vector<std::string> list_files(const fs::path& dir) {
   std::vector<std::string> out;
   if (!fs::exists(dir)) return out;

@@ -60,6 +60,9 @@ Result run_cli(const std::vector<std::string>& args, const std::vector<std::stri
 
 std::vector<std::uint8_t> read_bytes(const fs::path& p);
 void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes);
+// A file's contents as text (empty when it cannot be read), and a text file written with its folders.
+std::string read_text(const fs::path& p);
+void write_text(const fs::path& p, const std::string& text);
 // Every regular file under `dir`, relative and sorted.
 std::vector<std::string> list_files(const fs::path& dir);
 

@@ -7,24 +7,29 @@
 namespace aug {
 namespace {
 
-std::string error_of(const std::string& text) {
+// The first error of `text` as p.json (or, with `yaml`, as p.yaml), "(no error)" when it loads.
+std::string error_of(const std::string& text, bool yaml = false) {
   try {
-    Pipeline::parse(text, "p.json");
+    if (yaml) Pipeline::parse_yaml(text, "p.yaml");
+    else Pipeline::parse(text, "p.json");
   } catch (const PipelineError& e) {
     return e.what();
   }
   return "(no error)";
 }
 
-std::string stages(const std::string& list) { return R"({"version": 1, "stages": [)" + list + "]}"; }
-
-TEST(PipelineLoad, AcceptsTheIssueExample) {
-  const Pipeline p = Pipeline::parse(R"({"version": 1, "seed": 7, "stages": [
+// README's pipeline example.
+const char* const kIssueExample = R"({"version": 1, "seed": 7, "stages": [
      {"stage": "resize", "short_side": 256, "interpolation": "bilinear"},
      {"stage": "gaussian_blur", "sigma": [0.1, 2.0], "p": 0.5},
      {"stage": "one_of", "stages": [
         {"stage": "flip", "direction": "horizontal"},
-        {"stage": "random_resized_crop", "size": [224, 224], "scale": [0.08, 1.0]}]}]})",
+        {"stage": "random_resized_crop", "size": [224, 224], "scale": [0.08, 1.0]}]}]})";
+
+std::string stages(const std::string& list) { return R"({"version": 1, "stages": [)" + list + "]}"; }
+
+TEST(PipelineLoad, AcceptsTheIssueExample) {
+  const Pipeline p = Pipeline::parse(kIssueExample,
                                      "p.json");
   EXPECT_EQ(p.seed(), 7u);
   EXPECT_EQ(p.stage_count(), 4u);
@@ -199,22 +204,10 @@ TEST(PipelinePlan, UnsupportedImagesAreInputErrorsNamingTheStage) {
 
 // ---- YAML -------------------------------------------------------------------------------------
 
-std::string yaml_error_of(const std::string& text) {
-  try {
-    Pipeline::parse_yaml(text, "p.yaml");
-  } catch (const PipelineError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string yaml_error_of(const std::string& text) { return error_of(text, true); }
 
 TEST(PipelineYaml, SameDocumentSamePlansAsJson) {
-  const Pipeline j = Pipeline::parse(R"({"version": 1, "seed": 7, "stages": [
-     {"stage": "resize", "short_side": 256, "interpolation": "bilinear"},
-     {"stage": "gaussian_blur", "sigma": [0.1, 2.0], "p": 0.5},
-     {"stage": "one_of", "stages": [
-        {"stage": "flip", "direction": "horizontal"},
-        {"stage": "random_resized_crop", "size": [224, 224], "scale": [0.08, 1.0]}]}]})",
+  const Pipeline j = Pipeline::parse(kIssueExample,
                                      "p.json");
   const Pipeline y = Pipeline::parse_yaml(R"(# the same pipeline
 version: 1
