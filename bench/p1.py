@@ -40,6 +40,18 @@ def timed(cmd):
         return wall, int(f.read().strip().splitlines()[-1])
 
 
+def prepare(corpus):
+    """Builds the corpus when it is missing and the OpenCV anchor when it is stale; its path."""
+    if not os.path.isdir(os.path.join(corpus, 'imagenet-like')):
+        sh([os.path.join(HERE, 'corpus.sh'), corpus])
+    anchor_src = os.path.join(HERE, 'anchors', 'opencv_p1.cpp')
+    anchor = os.path.join(tempfile.gettempdir(), 'augment-bench-opencv_p1')
+    if not os.path.exists(anchor) or os.path.getmtime(anchor) < os.path.getmtime(anchor_src):
+        sh(['g++', '-O2', '-std=c++17', '-pthread', anchor_src, '-I/usr/include/opencv4',
+            '-lopencv_imgcodecs', '-lopencv_imgproc', '-lopencv_core', '-o', anchor])
+    return anchor
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--augment', default=os.path.join(ROOT, 'build', 'apps', 'augment', 'augment'))
@@ -52,13 +64,7 @@ def main():
                     help='also time `augment --verify-devices` with P1 against `augment run`, alternating')
     a = ap.parse_args()
 
-    if not os.path.isdir(os.path.join(a.corpus, 'imagenet-like')):
-        sh([os.path.join(HERE, 'corpus.sh'), a.corpus])
-    anchor_src = os.path.join(HERE, 'anchors', 'opencv_p1.cpp')
-    anchor = os.path.join(tempfile.gettempdir(), 'augment-bench-opencv_p1')
-    if not os.path.exists(anchor) or os.path.getmtime(anchor) < os.path.getmtime(anchor_src):
-        sh(['g++', '-O2', '-std=c++17', '-pthread', anchor_src, '-I/usr/include/opencv4',
-            '-lopencv_imgcodecs', '-lopencv_imgproc', '-lopencv_core', '-o', anchor])
+    anchor = prepare(a.corpus)
 
     src = os.path.join(a.corpus, 'imagenet-like')
     cfg = os.path.join(ROOT, 'configs', 'bench-p1.json')

@@ -141,18 +141,29 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const DecodeOptio
   if (pixels > options.max_pixels)
     throw InputError(std::to_string(info.width) + "x" + std::to_string(info.height) + " is " + megapixels(pixels) +
                      " megapixels, over --max-pixels (" + megapixels(options.max_pixels) + ")");
+  ImageInfo decoded = info;
+  if (options.shrink && info.format == Format::Jpeg && (info.components == 1 || info.components == 3)) {
+    const bool turned = info.orientation >= 5;  // 5..8 swap width and height
+    decoded.shrink = options.shrink(Shape{turned ? info.height : info.width, turned ? info.width : info.height,
+                                          info.components, DType::U8});
+    decoded.width = shrunk_size(info.width, decoded.shrink);
+    decoded.height = shrunk_size(info.height, decoded.shrink);
+  }
   Image image;
   switch (info.format) {
-    case Format::Jpeg: image = jpeg_decode(data, size, JpegDecodeOptions{options.allow_truncated}); break;
+    case Format::Jpeg:
+      image = jpeg_decode(data, size, JpegDecodeOptions{options.allow_truncated, decoded.shrink});
+      break;
     case Format::Png: image = png_decode(data, size); break;
     default: image = decode_with_opencv(data, size, info.format); break;
   }
   // --max-pixels was checked against the header: the decoder must agree with it.
-  if (image.width() != info.width || image.height() != info.height)
+  if (image.width() != decoded.width || image.height() != decoded.height)
     throw InputError(std::string("corrupt ") + format_name(info.format) + " (the header says " +
                      std::to_string(info.width) + "x" + std::to_string(info.height) + ", the image data " +
-                     std::to_string(image.width()) + "x" + std::to_string(image.height()) + ")");
-  if (info_out) *info_out = info;
+                     std::to_string(image.width()) + "x" + std::to_string(image.height()) +
+                     (decoded.shrink > 1 ? " at 1/" + std::to_string(decoded.shrink) : std::string()) + ")");
+  if (info_out) *info_out = decoded;
   return apply_orientation(image, info.orientation);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,9 +16,16 @@ namespace aug {
 struct DecodeOptions {
   bool allow_truncated = false;
   std::uint64_t max_pixels = 100'000'000;
+  // Shrink-on-load (JPEG only): given the image's full shape as it will be decoded (EXIF
+  // orientation applied), the n in {1, 2, 4, 8} to decode it at 1/n of that size. Unset: full size.
+  std::function<int(const Shape& full)> shrink;
 };
 
+// A side of n pixels decoded at 1/shrink, as libjpeg sizes it.
+constexpr int shrunk_size(int n, int shrink) { return (n + shrink - 1) / shrink; }
+
 // Throws InputError with the reason (empty, not an image, truncated, corrupt, too large...).
+// `info`, when given, receives the header's facts and the shrink the image was decoded at.
 Image decode_image(const std::uint8_t* data, std::size_t size, const DecodeOptions& options,
                    ImageInfo* info = nullptr);
 

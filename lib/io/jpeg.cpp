@@ -60,6 +60,7 @@ void init_errors(ErrorManager& e) {
 struct DecodeJob {
   const std::uint8_t* data;
   std::size_t size;
+  int scale_denominator;
   // Filled by read_header; then the caller allocates and sets `pixels`.
   int width, height, components;
   bool cmyk;
@@ -76,6 +77,8 @@ bool read_header(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
   d.out_color_space = d.num_components == 1 ? JCS_GRAYSCALE : (job.cmyk ? JCS_CMYK : JCS_RGB);
   d.dct_method = JDCT_ISLOW;
   d.do_fancy_upsampling = TRUE;
+  d.scale_num = 1;
+  d.scale_denom = static_cast<unsigned int>(job.scale_denominator);
   jpeg_start_decompress(&d);
   job.width = static_cast<int>(d.output_width);
   job.height = static_cast<int>(d.output_height);
@@ -139,7 +142,10 @@ Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
   jpeg_decompress_struct d;
   d.err = &e.pub;
   jpeg_create_decompress(&d);
-  DecodeJob job{data, size, 0, 0, 0, false, nullptr, 0, nullptr};
+  const int n = options.scale_denominator;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    throw std::invalid_argument("jpeg_decode: scale 1/" + std::to_string(n) + " (1, 2, 4 or 8)");
+  DecodeJob job{data, size, n, 0, 0, 0, false, nullptr, 0, nullptr};
   Image image;
   std::vector<std::uint8_t> cmyk_row;
   bool ok = read_header(d, e, job);

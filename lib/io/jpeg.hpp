@@ -14,6 +14,9 @@ namespace aug {
 
 struct JpegDecodeOptions {
   bool allow_truncated = false;  // accept "premature end of JPEG file" (the rest is grey)
+  // Decode at 1/scale_denominator of the size (1, 2, 4 or 8), in the DCT domain: libjpeg-turbo's
+  // scaled inverse DCTs; the size is ceil(width / n) x ceil(height / n).
+  int scale_denominator = 1;
 };
 
 // RGB or gray 8-bit. Throws InputError naming what is wrong (truncated, corrupt data, unsupported).

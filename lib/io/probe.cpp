@@ -129,6 +129,7 @@ ImageInfo probe_jpeg(const Bytes& b) {
       info.height = static_cast<int>(be.u16(at + 3));
       info.width = static_cast<int>(be.u16(at + 5));
       if (info.width == 0 || info.height == 0) bad("corrupt JPEG frame header (zero size)");
+      info.components = b.u8(at + 7);
       return info;
     }
     at += len;

@@ -19,6 +19,8 @@ struct ImageInfo {
   int width = 0;
   int height = 0;
   int orientation = 1;  // EXIF orientation 1..8 (1: as stored)
+  int components = 0;   // JPEG: the frame's colour components (1 gray, 3 YCbCr/RGB, 4 CMYK); 0 otherwise
+  int shrink = 1;       // set by decode_image: the image was decoded at 1/shrink of its size
 };
 
 // Throws InputError: "empty file", "not an image", or a truncated/malformed header.

@@ -327,7 +327,15 @@ json pipeline_schema() {
             {"seed", {{"type", "integer"}, {"minimum", 0}, {"description", "default seed (--seed overrides it)"}}},
             {"description", {{"type", "string"}}},
             {"stages", {{"$ref", "#/$defs/stage_list"}}},
-            {"labels", labels_schema()}}},
+            {"labels", labels_schema()},
+            {"decode",
+             {{"type", "object"},
+              {"additionalProperties", false},
+              {"properties",
+               {{"shrink",
+                 {{"type", "boolean"},
+                  {"description", "decode JPEGs at 1/2, 1/4 or 1/8 of their size when the pipeline starts by "
+                                  "shrinking them at least that much (default false; docs/decoding.md)"}}}}}}}}},
           {"$defs", defs}};
 }
 

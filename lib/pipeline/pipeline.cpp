@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <numeric>
@@ -9,6 +11,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/text.hpp"
+#include "lib/io/codec.hpp"
 #include "lib/pipeline/yaml.hpp"
 
 namespace aug {
@@ -34,17 +37,19 @@ class Loader {
  public:
   explicit Loader(std::string file) : file_(std::move(file)) {}
 
-  std::unique_ptr<Node> root(const json& doc, std::optional<std::uint64_t>& seed, labels::LabelRules& rules) {
+  std::unique_ptr<Node> root(const json& doc, std::optional<std::uint64_t>& seed, labels::LabelRules& rules,
+                             DecodeRules& decode) {
     const Location top{file_, ""};
     if (!doc.is_object())
       throw PipelineError(file_ + ": a pipeline is a JSON object: {\"version\": 1, \"stages\": [...]}");
-    static const std::vector<std::string> keys{"version", "seed", "stages", "description", "labels"};
+    static const std::vector<std::string> keys{"version", "seed", "stages", "description", "labels", "decode"};
     for (auto it = doc.begin(); it != doc.end(); ++it) {
       if (std::find(keys.begin(), keys.end(), it.key()) != keys.end()) continue;
       const auto near = closest(it.key(), keys, 1);
       throw PipelineError(top.child(it.key()).str() + ": unknown key \"" + it.key() + "\"" +
                           (near.empty() ? "" : " (did you mean \"" + near[0] + "\"?)") +
-                          "; a pipeline has \"version\", \"seed\", \"stages\", \"description\" and \"labels\"");
+                          "; a pipeline has \"version\", \"seed\", \"stages\", \"description\", \"labels\" and "
+                          "\"decode\"");
     }
     if (!doc.contains("version"))
       throw PipelineError(file_ + ": missing \"version\": " + std::to_string(kPipelineVersion));
@@ -62,6 +67,7 @@ class Loader {
       throw PipelineError(top.child("description").str() + ": \"description\" must be a string");
     if (!doc.contains("stages")) throw PipelineError(file_ + ": missing \"stages\": [...]");
     if (doc.contains("labels")) rules = labels::LabelRules::parse(doc["labels"], file_);
+    if (doc.contains("decode")) decode = decode_rules(doc["decode"], top.child("decode"));
 
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Sequence;
@@ -74,6 +80,22 @@ class Loader {
   std::size_t stages() const { return stages_; }
 
  private:
+  static DecodeRules decode_rules(const json& v, const Location& where) {
+    if (!v.is_object()) throw PipelineError(where.str() + ": \"decode\" is an object, e.g. {\"shrink\": true}");
+    DecodeRules rules;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (it.key() != "shrink")
+        throw PipelineError(where.child(it.key()).str() + ": unknown key \"" + it.key() +
+                            "\"; \"decode\" has \"shrink\" (true: JPEGs decoded at 1/2, 1/4 or 1/8 when the "
+                            "pipeline starts by shrinking them)");
+      if (!it.value().is_boolean())
+        throw PipelineError(where.child("shrink").str() + ": \"shrink\" must be true or false (got " +
+                            it.value().dump() + ")");
+      rules.shrink = it.value().get<bool>();
+    }
+    return rules;
+  }
+
   std::vector<Node> list(const json& v, const Location& where, bool allow_empty) {
     if (!v.is_array()) throw PipelineError(where.str() + ": \"stages\" must be a list of stage objects");
     if (v.empty() && !allow_empty) throw PipelineError(where.str() + ": a composition needs at least one stage");
@@ -329,7 +351,7 @@ Pipeline Pipeline::from_document(const json& doc, const std::string& source_name
   Pipeline p;
   p.source_ = source_name;
   Loader loader(source_name);
-  p.root_ = loader.root(doc, p.seed_, p.label_rules_);
+  p.root_ = loader.root(doc, p.seed_, p.label_rules_, p.decode_rules_);
   p.stage_count_ = loader.stages();
   return p;
 }
@@ -340,6 +362,67 @@ Plan Pipeline::plan(std::uint64_t seed, std::string_view relative_path, std::uin
   Planner planner(seed, relative_path, copy, plan);
   plan.out = planner.visit(*root_, in);
   return plan;
+}
+
+namespace {
+
+// The stretch of an Op that resamples with one affine map: the longest image of the input's unit
+// steps (below 1: it shrinks). Nothing for other Ops.
+std::optional<double> stretch(const Op& op) {
+  const std::vector<Motion> maps = op.motions();
+  if (maps.size() != 1 || maps[0].sources) return std::nullopt;
+  const auto& m = maps[0].matrix;
+  if (m[6] != 0 || m[7] != 0 || m[8] != 1) return std::nullopt;
+  return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4]));
+}
+
+// Whether `small`, planned from the image decoded at 1/n, does what `full` does from the first
+// operation on: the same steps fire and each gives the same size; the first one shrinks the full
+// image at least n times, so that it still does not enlarge the smaller one.
+bool shrinks_alike(const Plan& full, const Plan& small, int n) {
+  if (full.steps.size() != small.steps.size() || !(full.out == small.out)) return false;
+  constexpr double kSlack = 1e-9;
+  bool first = true;
+  for (std::size_t i = 0; i < full.steps.size(); ++i) {
+    const Op* a = full.steps[i].op.get();
+    const Op* b = small.steps[i].op.get();
+    if (!a || !b) {
+      if (a || b) return false;
+      continue;
+    }
+    if (!(a->out_shape() == b->out_shape())) return false;
+    if (first) {
+      first = false;
+      const auto sa = stretch(*a), sb = stretch(*b);
+      if (!sa || !sb || *sa * n > 1 + kSlack || *sb > 1 + kSlack) return false;
+    }
+  }
+  return !first;  // some operation ran
+}
+
+}  // namespace
+
+int Pipeline::shrink_for(std::uint64_t seed, std::string_view relative_path, const std::vector<std::uint32_t>& copies,
+                         const Shape& full) const {
+  if (!decode_rules_.shrink || copies.empty()) return 1;
+  std::vector<Plan> plans;
+  try {
+    for (std::uint32_t copy : copies) plans.push_back(plan(seed, relative_path, copy, full));
+  } catch (const std::exception&) {
+    return 1;  // the full image cannot take the pipeline: let the run report it as usual
+  }
+  for (int n : {8, 4, 2}) {
+    const Shape small{shrunk_size(full.width, n), shrunk_size(full.height, n), full.channels, full.dtype};
+    bool ok = true;
+    try {
+      for (std::size_t i = 0; ok && i < copies.size(); ++i)
+        ok = shrinks_alike(plans[i], plan(seed, relative_path, copies[i], small), n);
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    if (ok) return n;
+  }
+  return 1;
 }
 
 }  // namespace aug

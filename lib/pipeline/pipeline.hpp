@@ -48,6 +48,13 @@ struct Plan {
   nlohmann::json record = nlohmann::json::array();  // what the manifest stores: one entry per visited node
 };
 
+// The "decode" block: how input files become the first stage's image.
+struct DecodeRules {
+  // Shrink-on-load: JPEGs decoded at 1/2, 1/4 or 1/8 in the DCT domain when the pipeline starts by
+  // shrinking them at least that much (Pipeline::shrink_for).
+  bool shrink = false;
+};
+
 class Pipeline {
  public:
   // A .yaml / .yml file is read as YAML (lib/pipeline/yaml.hpp), anything else as JSON.
@@ -62,6 +69,16 @@ class Pipeline {
   std::size_t stage_count() const { return stage_count_; }
   // The "labels" block (defaults when the file has none): how labels are moved and filtered.
   const labels::LabelRules& label_rules() const { return label_rules_; }
+  // The "decode" block (defaults when the file has none).
+  const DecodeRules& decode_rules() const { return decode_rules_; }
+
+  // The n in {8, 4, 2} (largest first) at which an image of shape `full` may be decoded at 1/n of
+  // its size for every one of `copies`: the planned first operation is a resampling that shrinks
+  // the full image at least n times (so it still does not enlarge the smaller one) and every step
+  // gives the same size as from the full image. 1 when none qualifies (or shrink is off). Plans
+  // from the smaller image differ only where a stage's choice depends on its input's size.
+  int shrink_for(std::uint64_t seed, std::string_view relative_path, const std::vector<std::uint32_t>& copies,
+                 const Shape& full) const;
 
   // Resolves every random choice for one output. Throws InputError when the image cannot take a
   // stage (a dtype or channel count the stage does not support, a crop larger than the image...).
@@ -75,6 +92,7 @@ class Pipeline {
   std::unique_ptr<Node> root_;
   std::size_t stage_count_ = 0;
   labels::LabelRules label_rules_;
+  DecodeRules decode_rules_;
 };
 
 }  // namespace aug

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <vector>
 
@@ -376,9 +377,19 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
     if (input_mask) original.mask = input_mask->image;
     if (html && (f != format_for_extension(in.path.extension().string()))) original.bytes = encode_image(image, f, {o.quality}).bytes;
     row.tiles.push_back(std::move(original));
+    // The copies start from what run decodes: with shrink-on-load (and no labels or masks, which
+    // turn it off there too), the image decoded smaller.
+    Image source = image;
+    if (pipeline.decode_rules().shrink && !format && !masks) {
+      std::vector<std::uint32_t> copies(o.variants);
+      std::iota(copies.begin(), copies.end(), 0u);
+      DecodeOptions shrink = o.decode;
+      shrink.shrink = [&](const Shape& full) { return pipeline.shrink_for(seed, in.rel, copies, full); };
+      source = decode_image(bytes.data(), bytes.size(), shrink);
+    }
     for (std::uint32_t copy = 0; copy < o.variants; ++copy) {
-      const Plan plan = pipeline.plan(seed, in.rel, copy, image.shape());
-      Tile t{"copy " + std::to_string(copy), {}, backend->run(plan, image, 0), {}, mime, {}, {}};
+      const Plan plan = pipeline.plan(seed, in.rel, copy, source.shape());
+      Tile t{"copy " + std::to_string(copy), {}, backend->run(plan, source, 0), {}, mime, {}, {}};
       for (const json& e : plan.record)
         if (fired(e)) t.lines.push_back(caption_line(e));
       if (html) t.bytes = encode_image(t.image, f, EncodeOptions{o.quality}).bytes;

@@ -177,6 +177,12 @@ class Stream {
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (!jobs_of_[i].empty()) admission_.push_back(i);
+    if (shrink_ && (format_ || masks_)) {
+      // Label files and masks are in the full image's pixels: those runs decode at full size.
+      spdlog::warn("the pipeline's \"decode\": {\"shrink\": true} is off for this run: labels and masks need "
+                   "the full-size decode");
+      shrink_ = false;
+    }
   }
 
   void run(RunSummary& summary) {
@@ -223,6 +229,7 @@ class Stream {
     Image image;
     std::optional<labels::ImageLabels> labels;
     std::optional<labels::Mask> mask;
+    int shrink = 1;  // decoded at 1/shrink of its size (the pipeline's "decode": {"shrink": true})
   };
   struct Rendered {
     std::size_t job;
@@ -286,8 +293,15 @@ class Stream {
   void decode(std::size_t input) {
     try {
       const std::vector<std::uint8_t> bytes = read_file(inputs_[input].path);
-      Decoded d{input, decode_image(bytes.data(), bytes.size(), o_.decode), {}, {}};
       const InputFile& in = inputs_[input];
+      DecodeOptions options = o_.decode;
+      if (shrink_) {
+        std::vector<std::uint32_t> copies;
+        for (std::size_t j : jobs_of_[input]) copies.push_back(jobs_[j].copy);
+        options.shrink = [&](const Shape& full) { return pipeline_.shrink_for(seed_, in.rel, copies, full); };
+      }
+      ImageInfo info;
+      Decoded d{input, decode_image(bytes.data(), bytes.size(), options, &info), {}, {}, info.shrink};
       if (format_) d.labels = format_->read(in.path, in.rel, d.image.shape().width, d.image.shape().height);
       if (masks_) {
         const auto file = masks_->find(in.rel);
@@ -308,6 +322,7 @@ class Stream {
     for (std::size_t j : jobs_of_[d.input]) {
       const Job& job = jobs_[j];
       Rendered r{j, {}, {}, {}, {}};
+      const int shrink = d.shrink;
       try {
         const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape());
         r.image = backend.run(plan, d.image, device_worker);
@@ -320,7 +335,7 @@ class Stream {
           r.mask = labels::Mask{labels::move_mask(plan, d.mask->image, rules.mask_fill, backend, device_worker), d.mask->palette};
           if (r.mask->palette) cover_fill(*r.mask->palette, rules.mask_fill);
         }
-        plans_record(j, plan);
+        plans_record(j, plan, shrink);
       } catch (const DeviceError& e) {
         // The device itself failed, not this image (with several workers on one device, the
         // image whose sync met a fault need not be the one that caused it): nothing more runs,
@@ -381,15 +396,18 @@ class Stream {
   }
 
   // The manifest line of a job: kept from its plan until the output is written.
-  void plans_record(std::size_t j, const Plan& plan) {
+  void plans_record(std::size_t j, const Plan& plan, int shrink) {
     if (!manifest_) return;
     const Job& job = jobs_[j];
     nlohmann::json entry{{"input", inputs_[job.input].rel},
                          {"output", job.out_rel},
                          {"copy", job.copy},
                          {"seed", seed_},
-                         {"size", {plan.out.width, plan.out.height}},
-                         {"stages", plan.record}};
+                         {"size", {plan.out.width, plan.out.height}}};
+    // With shrink-on-load, the scale the input was decoded at and the size that gave.
+    if (pipeline_.decode_rules().shrink)
+      entry["decode"] = {{"scale", "1/" + std::to_string(shrink)}, {"size", {plan.in.width, plan.in.height}}};
+    entry["stages"] = plan.record;
     std::lock_guard lk(m_);
     records_[j] = std::move(entry);
   }
@@ -464,6 +482,7 @@ class Stream {
   const Pipeline& pipeline_;
   labels::Format* format_;
   const labels::MaskFolder* masks_;
+  bool shrink_ = pipeline_.decode_rules().shrink;  // shrink-on-load for this run
   const RunOptions& o_;
   const std::vector<InputFile>& inputs_;
   std::vector<Job>& jobs_;

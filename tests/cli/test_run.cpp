@@ -8,10 +8,14 @@
 #include <fcntl.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "lib/gpu/gpu.hpp"
 #include "lib/io/codec.hpp"
@@ -24,6 +28,7 @@ using testing::list_files;
 using testing::read_bytes;
 using testing::run_cli;
 using testing::TempDir;
+namespace fs = std::filesystem;
 
 const std::string kDefault = (testing::source_dir() / "configs" / "default.json").string();
 const std::string kSamples = testing::samples_dir().string();
@@ -520,6 +525,62 @@ TEST(Run, KillNineLeavesNoPartialFile) {
   const auto r = run_cli({"run", "-c", (dir / "slow.json").string(), "-i", kSamples, "-o", (dir / "out").string(),
                           "--copies", "2", "--resume", "--device", "cpu"});
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// Shrink-on-load: big JPEGs decoded at 1/4, recorded in the manifest, the same on every backend;
+// small ones and PNGs decoded whole; off (with a warning) when labels come along.
+TEST(Run, ShrinkOnLoadDecodesSmallerRecordsItAndAgreesAcrossDevices) {
+  TempDir dir;
+  const Image astronaut = testing::sample("astronaut.jpg");
+  cv::Mat big;
+  cv::resize(testing::mat(astronaut), big, {2048, 1536}, 0, 0, cv::INTER_CUBIC);
+  const Image large = testing::from_mat(big);
+  testing::write_bytes(dir / "in/large.jpg", encode_image(large, Format::Jpeg, {90}).bytes);
+  testing::write_bytes(dir / "in/small.jpg", encode_image(astronaut, Format::Jpeg, {90}).bytes);
+  testing::write_bytes(dir / "in/png/large.png", encode_image(large, Format::Png, {}).bytes);
+  testing::write_text(dir / "p.json", R"({"version": 1, "decode": {"shrink": true},
+      "stages": [{"stage": "resize", "short_side": 256}, {"stage": "gaussian_blur", "sigma": 1.0, "kernel_size": 5}]})");
+  auto run = [&](const std::string& out, const std::string& device, std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"run", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(), "-o",
+                                  (dir / out).string(), "--format", "png", "--manifest",
+                                  (dir / (out + ".jsonl")).string(), "--device", device};
+    args.insert(args.end(), more.begin(), more.end());
+    return run_cli(args);
+  };
+  auto r = run("cpu", "cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, nlohmann::json> entries;
+  std::ifstream f(dir / "cpu.jsonl");
+  for (std::string line; std::getline(f, line);) {
+    const auto e = nlohmann::json::parse(line);
+    entries[e["input"]] = e;
+  }
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries["large.jpg"]["decode"], nlohmann::json::parse(R"({"scale": "1/4", "size": [512, 384]})"));
+  EXPECT_EQ(entries["small.jpg"]["decode"], nlohmann::json::parse(R"({"scale": "1/1", "size": [512, 512]})"));
+  EXPECT_EQ(entries["png/large.png"]["decode"], nlohmann::json::parse(R"({"scale": "1/1", "size": [2048, 1536]})"));
+  EXPECT_EQ(entries["large.jpg"]["size"], nlohmann::json::parse("[341, 256]"));
+
+  // The shrunk decode, resized, is close to the full-size path (the PNG of the same picture), not equal.
+  const Image shrunk = testing::from_mat(cv::imread((dir / "cpu/large.png").string(), cv::IMREAD_UNCHANGED));
+  const Image whole = testing::from_mat(cv::imread((dir / "cpu/png/large.png").string(), cv::IMREAD_UNCHANGED));
+  ASSERT_EQ(shrunk.shape(), whole.shape());
+  EXPECT_GT(testing::compare(shrunk, whole).count, 0u);
+  EXPECT_GT(cv::PSNR(testing::mat(shrunk), testing::mat(whole)), 30.0);
+
+  r = run("emu", "cuda-emulated");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const std::string& name : list_files(dir / "cpu")) EXPECT_EQ(read_bytes(dir / "cpu" / name), read_bytes(dir / "emu" / name)) << name;
+
+  // With labels, the label files are in full-size pixels: the run decodes at full size.
+  fs::create_directories(dir / "ds/images");
+  fs::copy_file(dir / "in/large.jpg", dir / "ds/images/large.jpg");
+  testing::write_text(dir / "ds/labels/large.txt", "0 0.5 0.5 0.2 0.2\n");
+  r = run_cli({"run", "-c", (dir / "p.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "labelled/images").string(), "--labels", "yolo", "--manifest", (dir / "l.jsonl").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(testing::read_text(dir / "l.jsonl"))["decode"]["scale"], "1/1");
+  EXPECT_NE(r.err.find("\"shrink\": true} is off for this run"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // libFuzzer target: bytes -> probe -> decode, for every accepted format (JPEG and PNG through
 // lib/io's own libjpeg/libpng readers, BMP, TIFF and WebP through OpenCV), plus the EXIF reader.
 // A rejected file must be rejected with aug::InputError; anything else is a finding, and so is a
-// decoded image that disagrees with the header the size limit (--max-pixels) was checked against.
+// decoded image that disagrees with the header the size limit (--max-pixels) was checked against,
+// whole or shrunk on load.
 #include <cstddef>
 #include <cstdint>
 
@@ -32,6 +33,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const int w = swapped ? info.height : info.width, h = swapped ? info.width : info.height;
       if (image.width() != w || image.height() != h) __builtin_trap();
       if (image.channels() != 1 && image.channels() != 3 && image.channels() != 4) __builtin_trap();
+      // Shrink-on-load at 1/n (n from the input's length): JPEGs come out ceil(size / n), the
+      // others whole; an accepted file is accepted again.
+      const int n = 1 << (size % 4);
+      aug::DecodeOptions shrink = options;
+      shrink.shrink = [n](const aug::Shape&) { return n; };
+      aug::Image small;
+      try {
+        small = aug::decode_image(data, size, shrink);
+      } catch (const aug::InputError&) {
+        __builtin_trap();
+      }
+      const bool scaled = info.format == aug::Format::Jpeg && (info.components == 1 || info.components == 3);
+      const int k = scaled ? n : 1;
+      if (small.width() != aug::shrunk_size(w, k) || small.height() != aug::shrunk_size(h, k)) __builtin_trap();
       return 0;
     } catch (const aug::InputError&) {
       // rejected; try once more accepting truncated files

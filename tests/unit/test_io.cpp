@@ -328,5 +328,66 @@ TEST(Conversions, RoundTripAndRounding) {
   EXPECT_EQ(to_u8(one).data()[0], 1);
 }
 
+// Shrink-on-load: libjpeg-turbo's scaled decoding, as OpenCV's IMREAD_REDUCED_* modes give it.
+TEST(Decode, ShrinkDecodesInTheDctDomainAtTheAskedScale) {
+  cv::Mat big;
+  cv::resize(cv::imread((testing::samples_dir() / "astronaut.jpg").string()), big, {1001, 763}, 0, 0, cv::INTER_CUBIC);
+  std::vector<std::uint8_t> jpeg;
+  ASSERT_TRUE(cv::imencode(".jpg", big, jpeg, {cv::IMWRITE_JPEG_QUALITY, 90}));
+  const std::pair<int, int> modes[] = {{2, cv::IMREAD_REDUCED_COLOR_2}, {4, cv::IMREAD_REDUCED_COLOR_4},
+                                       {8, cv::IMREAD_REDUCED_COLOR_8}};
+  for (const auto& [n, mode] : modes) {
+    DecodeOptions o;
+    Shape asked;
+    o.shrink = [&](const Shape& full) {
+      asked = full;
+      return n;
+    };
+    ImageInfo info;
+    const Image im = decode_image(jpeg.data(), jpeg.size(), o, &info);
+    EXPECT_EQ(asked, (Shape{1001, 763, 3, DType::U8}));
+    EXPECT_EQ(info.shrink, n);
+    EXPECT_EQ(im.shape(), (Shape{(1001 + n - 1) / n, (763 + n - 1) / n, 3, DType::U8})) << n;
+    cv::Mat reduced = cv::imdecode(jpeg, mode), rgb;
+    cv::cvtColor(reduced, rgb, cv::COLOR_BGR2RGB);
+    EXPECT_EQ(compare(im, testing::from_mat(rgb)).count, 0u) << n;
+  }
+  // 1: the full decode; other scales are refused.
+  DecodeOptions one;
+  one.shrink = [](const Shape&) { return 1; };
+  EXPECT_EQ(compare(decode_image(jpeg.data(), jpeg.size(), one), decode_image(jpeg.data(), jpeg.size(), {})).count, 0u);
+  DecodeOptions three;
+  three.shrink = [](const Shape&) { return 3; };
+  EXPECT_THROW(decode_image(jpeg.data(), jpeg.size(), three), std::invalid_argument);
+}
+
+TEST(Decode, ShrinkSeesTheOrientedSizeAndLeavesOtherFormatsWhole) {
+  const Image im = random_image({64, 32, 3, DType::U8}, 9);
+  const auto rotated = jpeg_with_orientation(jpeg_encode(im.ref(), 95), 6);
+  DecodeOptions o;
+  Shape asked;
+  o.shrink = [&](const Shape& full) {
+    asked = full;
+    return 4;
+  };
+  const Image cw = decode_image(rotated.data(), rotated.size(), o);
+  EXPECT_EQ(asked, (Shape{32, 64, 3, DType::U8}));  // as the stages will see it: turned
+  EXPECT_EQ(cw.shape(), (Shape{8, 16, 3, DType::U8}));
+
+  const Image gray = random_image({40, 24, 1, DType::U8}, 3);
+  const auto g = jpeg_encode(gray.ref(), 90);
+  EXPECT_EQ(decode_image(g.data(), g.size(), o).shape(), (Shape{10, 6, 1, DType::U8}));
+  EXPECT_EQ(asked.channels, 1);
+
+  bool called = false;
+  o.shrink = [&](const Shape&) {
+    called = true;
+    return 2;
+  };
+  const auto png = encode_image(im, Format::Png, {}).bytes;
+  EXPECT_EQ(decode_image(png.data(), png.size(), o).shape(), im.shape());
+  EXPECT_FALSE(called);
+}
+
 }  // namespace
 }  // namespace aug

@@ -131,7 +131,7 @@ TEST(PipelineLoad, TopLevel) {
             "p.json:/seed: \"seed\" must be a non-negative integer (got -3)");
   EXPECT_EQ(error_of(R"({"version": 1, "stage": []})"),
             "p.json:/stage: unknown key \"stage\" (did you mean \"stages\"?); a pipeline has \"version\", \"seed\", "
-            "\"stages\", \"description\" and \"labels\"");
+            "\"stages\", \"description\", \"labels\" and \"decode\"");
   EXPECT_EQ(error_of(R"([1, 2])"), "p.json: a pipeline is a JSON object: {\"version\": 1, \"stages\": [...]}");
   EXPECT_EQ(error_of(stages(R"(["flip"])")),
             "p.json:/stages/0: a stage is an object with a \"stage\" key, e.g. {\"stage\": \"flip\"}");
@@ -279,6 +279,80 @@ TEST(PipelineYaml, QuotedScalarsStayStrings) {
       << yaml_error_of("version: \"1\"\nstages: []\n");
   EXPECT_EQ(yaml_error_of("version: 1\nstages: []\n"), "(no error)");
   EXPECT_EQ(yaml_error_of("version: 1\nstages: []\ndescription: yes\n"), "(no error)");  // a string in YAML 1.2
+}
+
+// ---- shrink-on-load: "decode": {"shrink": true} ----
+
+std::string shrinking(const std::string& list) {
+  return R"({"version": 1, "decode": {"shrink": true}, "stages": [)" + list + "]}";
+}
+
+int shrink_of(const std::string& text, const Shape& full, std::vector<std::uint32_t> copies = {0}) {
+  return Pipeline::parse(text, "p.json").shrink_for(0, "a.jpg", copies, full);
+}
+
+TEST(PipelineShrink, TheLargestScaleThatStillShrinksToTheSameSize) {
+  const Shape hd{1920, 1080, 3, DType::U8};
+  const std::string short256 = R"({"stage": "resize", "short_side": 256})";
+  // 1080 / 4 = 270 >= 256, 1080 / 8 = 135 < 256.
+  EXPECT_EQ(shrink_of(shrinking(short256), hd), 4);
+  EXPECT_EQ(shrink_of(shrinking(short256 + R"(, {"stage": "gaussian_blur", "sigma": 1})"), hd), 4);
+  EXPECT_EQ(shrink_of(shrinking(R"({"stage": "resize", "size": [120, 100]})"), hd), 8);  // 240 x 135
+  EXPECT_EQ(shrink_of(shrinking(R"({"stage": "resize", "size": [500, 300]})"), hd), 2);
+  // A short side of 256 from 600 x 400: half (300 x 200) would have to be enlarged.
+  EXPECT_EQ(shrink_of(shrinking(short256), {600, 400, 3, DType::U8}), 1);
+  // Off unless the file asks for it.
+  EXPECT_EQ(shrink_of(stages(short256), hd), 1);
+  EXPECT_EQ(Pipeline::parse(stages(short256), "p.json").decode_rules().shrink, false);
+}
+
+TEST(PipelineShrink, OnlyWhenTheFirstOperationShrinksForEveryCopy) {
+  const Shape hd{1920, 1080, 3, DType::U8};
+  // Stages that keep the size, or cut without resampling, get the full image.
+  EXPECT_EQ(shrink_of(shrinking(R"({"stage": "flip"})"), hd), 1);
+  EXPECT_EQ(shrink_of(shrinking(R"({"stage": "crop", "size": [224, 224]})"), hd), 1);
+  EXPECT_EQ(shrink_of(shrinking(R"({"stage": "invert"}, {"stage": "resize", "short_side": 256})"), hd), 1);
+  EXPECT_EQ(shrink_of(shrinking(""), hd), 1);
+  // A resize that some copies skip: those copies need the full image, so all of them get it.
+  const std::string sometimes = shrinking(R"({"stage": "resize", "short_side": 256, "p": 0.5})");
+  std::vector<std::uint32_t> copies(16);
+  for (std::uint32_t i = 0; i < copies.size(); ++i) copies[i] = i;
+  EXPECT_EQ(shrink_of(sometimes, hd, copies), 1);
+  int fired = 0;
+  for (std::uint32_t c : copies) fired += shrink_of(sometimes, hd, {c}) == 4;
+  EXPECT_GT(fired, 0);
+  EXPECT_LT(fired, 16);
+  // random_resized_crop: a scale at which its crop still has at least 224 x 224 source pixels.
+  const std::string rrc = shrinking(R"({"stage": "random_resized_crop", "size": [224, 224]})");
+  const Pipeline p = Pipeline::parse(rrc, "p.json");
+  int shrunk = 0;
+  for (std::uint32_t c = 0; c < 16; ++c) {
+    const int n = shrink_of(rrc, hd, {c});
+    shrunk += n > 1;
+    const Plan full = p.plan(0, "a.jpg", c, hd);
+    const Plan small = p.plan(0, "a.jpg", c, {(1920 + n - 1) / n, (1080 + n - 1) / n, 3, DType::U8});
+    EXPECT_EQ(small.out, full.out);
+    const auto f = full.steps.at(0).op->motion()->matrix;
+    const auto m = small.steps.at(0).op->motion()->matrix;
+    EXPECT_LE(f[0] * n, 1.0 + 1e-9) << c;  // the full-size crop is at least n times larger than 224
+    EXPECT_LE(f[4] * n, 1.0 + 1e-9) << c;
+    EXPECT_LE(m[0], 1.0 + 1e-9) << c;  // and the smaller one is not enlarged
+    EXPECT_LE(m[4], 1.0 + 1e-9) << c;
+  }
+  EXPECT_GT(shrunk, 0);
+}
+
+TEST(PipelineShrink, TheDecodeBlockIsValidated) {
+  EXPECT_EQ(error_of(R"({"version": 1, "decode": {"shrink": "yes"}, "stages": []})"),
+            "p.json:/decode/shrink: \"shrink\" must be true or false (got \"yes\")");
+  EXPECT_NE(error_of(R"({"version": 1, "decode": {"shrnk": true}, "stages": []})").find("unknown key \"shrnk\""),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"version": 1, "decode": true, "stages": []})").find("\"decode\" is an object"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"version": 1, "decod": {}, "stages": []})").find("did you mean \"decode\"?"),
+            std::string::npos);
+  EXPECT_TRUE(Pipeline::parse(shrinking(""), "p.json").decode_rules().shrink);
+  EXPECT_TRUE(Pipeline::parse_yaml("version: 1\ndecode: {shrink: true}\nstages: []\n", "p.yaml").decode_rules().shrink);
 }
 
 }  // namespace
