@@ -151,9 +151,20 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const DecodeOptio
   }
   Image image;
   switch (info.format) {
-    case Format::Jpeg:
-      image = jpeg_decode(data, size, JpegDecodeOptions{options.allow_truncated, decoded.shrink});
+    case Format::Jpeg: {
+      JpegDecodeOptions jpeg{options.allow_truncated, decoded.shrink};
+      if (options.region && info.orientation <= 1 && (info.components == 1 || info.components == 3)) {
+        const Shape shape{decoded.width, decoded.height, info.components, DType::U8};
+        if (const std::optional<PixelRect> r = options.region(shape)) {
+          jpeg.x0 = r->x0;
+          jpeg.y0 = r->y0;
+          jpeg.x1 = r->x1;
+          jpeg.y1 = r->y1;
+        }
+      }
+      image = jpeg_decode(data, size, jpeg);
       break;
+    }
     case Format::Png: image = png_decode(data, size); break;
     default: image = decode_with_opencv(data, size, info.format); break;
   }

@@ -13,12 +13,22 @@
 
 namespace aug {
 
+// A rectangle of pixels: columns [x0, x1), rows [y0, y1).
+struct PixelRect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool operator==(const PixelRect& o) const { return x0 == o.x0 && y0 == o.y0 && x1 == o.x1 && y1 == o.y1; }
+};
+
 struct DecodeOptions {
   bool allow_truncated = false;
   std::uint64_t max_pixels = 100'000'000;
   // Shrink-on-load (JPEG only): given the image's full shape as it will be decoded (EXIF
   // orientation applied), the n in {1, 2, 4, 8} to decode it at 1/n of that size. Unset: full size.
   std::function<int(const Shape& full)> shrink;
+  // Region decode (JPEG as stored, without EXIF rotation): given the shape as decoded (after any
+  // shrink), the pixels the pipeline will read, [x0, x1) x [y0, y1); only those (and the few
+  // around them the codec needs) are rebuilt, the rest of the image is 0. Nothing: all of it.
+  std::function<std::optional<PixelRect>(const Shape& decoded)> region;
 };
 
 // A side of n pixels decoded at 1/shrink, as libjpeg sizes it.

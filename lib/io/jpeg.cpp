@@ -1,5 +1,6 @@
 #include "lib/io/jpeg.hpp"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -61,6 +62,7 @@ struct DecodeJob {
   const std::uint8_t* data;
   std::size_t size;
   int scale_denominator;
+  int x0, y0, x1, y1;  // the region to rebuild; x1 = 0: all
   // Filled by read_header; then the caller allocates and sets `pixels`.
   int width, height, components;
   bool cmyk;
@@ -88,8 +90,27 @@ bool read_header(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
 
 bool read_pixels(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
   if (setjmp(e.jump)) return false;
-  while (d.output_scanline < d.output_height) {
-    std::uint8_t* row = job.pixels + d.output_scanline * job.pitch;
+  // A region: libjpeg-turbo rebuilds whole iMCU columns around it (jpeg_crop_scanline widens the
+  // span) and skips the rows above and below without the inverse DCT. Fancy upsampling reads a
+  // neighbour on each side, so the span asked for reaches a few pixels past the region: inside it
+  // every value is the full decode's (tests/unit/test_io.cpp checks it).
+  JDIMENSION x0 = 0, width = d.output_width, y_end = d.output_height;
+  if (job.x1 > 0 && !job.cmyk) {
+    constexpr int kMargin = 4;
+    const int w = static_cast<int>(d.output_width), h = static_cast<int>(d.output_height);
+    const int left = std::max(0, job.x0 - kMargin), right = std::min(w, job.x1 + kMargin);
+    const int top = std::max(0, job.y0 - kMargin), bottom = std::min(h, job.y1 + kMargin);
+    if (left < right && top < bottom) {
+      x0 = static_cast<JDIMENSION>(left);
+      width = static_cast<JDIMENSION>(right - left);
+      if (width < d.output_width) jpeg_crop_scanline(&d, &x0, &width);
+      if (top > 0) jpeg_skip_scanlines(&d, static_cast<JDIMENSION>(top));
+      y_end = static_cast<JDIMENSION>(bottom);
+    }
+  }
+  const std::size_t px = static_cast<std::size_t>(d.output_components);
+  while (d.output_scanline < y_end) {
+    std::uint8_t* row = job.pixels + d.output_scanline * job.pitch + x0 * px;
     JSAMPROW target = job.cmyk ? job.cmyk_row : row;
     jpeg_read_scanlines(&d, &target, 1);
     if (job.cmyk) {
@@ -104,6 +125,7 @@ bool read_pixels(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
       }
     }
   }
+  if (d.output_scanline < d.output_height) jpeg_skip_scanlines(&d, d.output_height - d.output_scanline);
   jpeg_finish_decompress(&d);
   return true;
 }
@@ -145,12 +167,13 @@ Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
   const int n = options.scale_denominator;
   if (n != 1 && n != 2 && n != 4 && n != 8)
     throw std::invalid_argument("jpeg_decode: scale 1/" + std::to_string(n) + " (1, 2, 4 or 8)");
-  DecodeJob job{data, size, n, 0, 0, 0, false, nullptr, 0, nullptr};
+  DecodeJob job{data, size, n, options.x0, options.y0, options.x1, options.y1, 0, 0, 0, false, nullptr, 0, nullptr};
   Image image;
   std::vector<std::uint8_t> cmyk_row;
   bool ok = read_header(d, e, job);
   if (ok) {
     image = Image(Shape{job.width, job.height, job.cmyk ? 3 : job.components, DType::U8});
+    if (options.x1 > 0) std::memset(image.data(), 0, image.pitch() * static_cast<std::size_t>(job.height));
     if (job.cmyk) cmyk_row.resize(static_cast<std::size_t>(job.width) * 4);
     job.pixels = image.data();
     job.pitch = image.pitch();

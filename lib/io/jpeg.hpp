@@ -17,6 +17,10 @@ struct JpegDecodeOptions {
   // Decode at 1/scale_denominator of the size (1, 2, 4 or 8), in the DCT domain: libjpeg-turbo's
   // scaled inverse DCTs; the size is ceil(width / n) x ceil(height / n).
   int scale_denominator = 1;
+  // Decode only the columns [x0, x1) and rows [y0, y1) of the (scaled) image, plus the few around
+  // them that make their values those of a full decode; the rest of the image is 0. x1 = 0: all.
+  // Rows above and below are entropy-decoded (the file is checked as a whole) but not rebuilt.
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
 
 // RGB or gray 8-bit. Throws InputError naming what is wrong (truncated, corrupt data, unsupported).

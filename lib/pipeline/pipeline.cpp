@@ -425,4 +425,53 @@ int Pipeline::shrink_for(std::uint64_t seed, std::string_view relative_path, con
   return 1;
 }
 
+std::optional<PixelRect> Pipeline::footprint(std::uint64_t seed, std::string_view relative_path,
+                                             const std::vector<std::uint32_t>& copies, const Shape& in) const {
+  // The widest reach of an interpolation past the source position of an output pixel's corner
+  // (Lanczos-4 reads 4 pixels on one side), plus one for rounding.
+  constexpr int kReach = 5;
+  constexpr double kInside = 1e-6;
+  PixelRect all{in.width, in.height, 0, 0};
+  if (copies.empty()) return std::nullopt;
+  try {
+    for (std::uint32_t copy : copies) {
+      const Plan p = plan(seed, relative_path, copy, in);
+      const Op* first = nullptr;
+      for (const Step& s : p.steps)
+        if (s.op) {
+          first = s.op.get();
+          break;
+        }
+      if (!first) return std::nullopt;
+      const std::vector<Motion> maps = first->motions();
+      if (maps.size() != 1 || maps[0].sources) return std::nullopt;
+      const auto& m = maps[0].matrix;
+      if (m[6] != 0 || m[7] != 0 || m[8] != 1) return std::nullopt;
+      const double det = m[0] * m[4] - m[1] * m[3];
+      if (std::abs(det) < 1e-12) return std::nullopt;
+      // The output's outer corners taken back to the input.
+      const double W = first->out_shape().width, H = first->out_shape().height;
+      double lo_x = 1e300, lo_y = 1e300, hi_x = -1e300, hi_y = -1e300;
+      for (const auto& [u, v] : {std::pair{-0.5, -0.5}, {W - 0.5, -0.5}, {-0.5, H - 0.5}, {W - 0.5, H - 0.5}}) {
+        const double du = u - m[2], dv = v - m[5];
+        const double x = (m[4] * du - m[1] * dv) / det, y = (-m[3] * du + m[0] * dv) / det;
+        lo_x = std::min(lo_x, x), hi_x = std::max(hi_x, x);
+        lo_y = std::min(lo_y, y), hi_y = std::max(hi_y, y);
+      }
+      // A window reaching past the image reads its border, which may be any of its pixels.
+      if (lo_x < -0.5 - kInside || lo_y < -0.5 - kInside || hi_x > in.width - 0.5 + kInside ||
+          hi_y > in.height - 0.5 + kInside)
+        return std::nullopt;
+      all.x0 = std::min(all.x0, std::max(0, static_cast<int>(std::floor(lo_x)) - kReach));
+      all.y0 = std::min(all.y0, std::max(0, static_cast<int>(std::floor(lo_y)) - kReach));
+      all.x1 = std::max(all.x1, std::min(in.width, static_cast<int>(std::ceil(hi_x)) + 1 + kReach));
+      all.y1 = std::max(all.y1, std::min(in.height, static_cast<int>(std::ceil(hi_y)) + 1 + kReach));
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;  // the image cannot take the pipeline: the run reports it as usual
+  }
+  if (all.x0 == 0 && all.y0 == 0 && all.x1 == in.width && all.y1 == in.height) return std::nullopt;
+  return all;
+}
+
 }  // namespace aug

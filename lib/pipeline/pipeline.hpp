@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/image.hpp"
+#include "lib/io/codec.hpp"
 #include "lib/labels/transform.hpp"
 #include "lib/params/config.hpp"
 #include "lib/pipeline/compositions.hpp"
@@ -79,6 +80,13 @@ class Pipeline {
   // from the smaller image differ only where a stage's choice depends on its input's size.
   int shrink_for(std::uint64_t seed, std::string_view relative_path, const std::vector<std::uint32_t>& copies,
                  const Shape& full) const;
+  // The pixels of an input of shape `in` that `copies` read, when that is less than the whole image:
+  // each copy's first operation is one affine map (a crop, random_resized_crop...) whose window
+  // lies inside the image; the union of those windows, widened by the reach of the widest
+  // interpolation. Nothing when some copy may read anywhere. Decoding only these pixels
+  // (DecodeOptions::region) gives the same outputs as decoding the whole image.
+  std::optional<PixelRect> footprint(std::uint64_t seed, std::string_view relative_path,
+                                     const std::vector<std::uint32_t>& copies, const Shape& in) const;
 
   // Resolves every random choice for one output. Throws InputError when the image cannot take a
   // stage (a dtype or channel count the stage does not support, a crop larger than the image...).

@@ -386,7 +386,7 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
       DecodeOptions shrink = o.decode;
       shrink.shrink = [&](const Shape& full) { return pipeline.shrink_for(seed, in.rel, copies, full); };
       source = decode_image(bytes.data(), bytes.size(), shrink);
-    }
+    }  // (run's region decode changes no output: the copies here start from the whole image)
     for (std::uint32_t copy = 0; copy < o.variants; ++copy) {
       const Plan plan = pipeline.plan(seed, in.rel, copy, source.shape());
       Tile t{"copy " + std::to_string(copy), {}, backend->run(plan, source, 0), {}, mime, {}, {}};

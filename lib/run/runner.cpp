@@ -295,11 +295,12 @@ class Stream {
       const std::vector<std::uint8_t> bytes = read_file(inputs_[input].path);
       const InputFile& in = inputs_[input];
       DecodeOptions options = o_.decode;
-      if (shrink_) {
-        std::vector<std::uint32_t> copies;
-        for (std::size_t j : jobs_of_[input]) copies.push_back(jobs_[j].copy);
+      std::vector<std::uint32_t> copies;
+      for (std::size_t j : jobs_of_[input]) copies.push_back(jobs_[j].copy);
+      if (shrink_)
         options.shrink = [&](const Shape& full) { return pipeline_.shrink_for(seed_, in.rel, copies, full); };
-      }
+      // Only the pixels the copies read (a crop's window): the same outputs, less decoding.
+      options.region = [&](const Shape& shape) { return pipeline_.footprint(seed_, in.rel, copies, shape); };
       ImageInfo info;
       Decoded d{input, decode_image(bytes.data(), bytes.size(), options, &info), {}, {}, info.shrink};
       if (format_) d.labels = format_->read(in.path, in.rel, d.image.shape().width, d.image.shape().height);

@@ -19,6 +19,8 @@
 
 #include "lib/gpu/gpu.hpp"
 #include "lib/io/codec.hpp"
+#include "lib/pipeline/pipeline.hpp"
+#include "lib/run/devices.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug {
@@ -581,6 +583,28 @@ TEST(Run, ShrinkOnLoadDecodesSmallerRecordsItAndAgreesAcrossDevices) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(testing::read_text(dir / "l.jsonl"))["decode"]["scale"], "1/1");
   EXPECT_NE(r.err.find("\"shrink\": true} is off for this run"), std::string::npos) << r.err;
+}
+
+// Region decode is on in every run: a pipeline that starts with a crop decodes only its window,
+// and writes what the whole decode gives.
+TEST(Run, RegionDecodeWritesTheOutputsOfTheWholeDecode) {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  fs::copy_file(testing::samples_dir() / "rocket.jpg", dir / "in/rocket.jpg");
+  const std::string config = (testing::source_dir() / "configs" / "imagenet-train.json").string();
+  const auto r = run_cli({"run", "-c", config, "-i", (dir / "in").string(), "-o", (dir / "out").string(), "--copies",
+                          "4", "--format", "png", "--seed", "5", "--device", "cpu"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Pipeline p = Pipeline::load_file(config);
+  const auto bytes = read_bytes(dir / "in/rocket.jpg");
+  const Image whole = decode_image(bytes.data(), bytes.size(), {});
+  EXPECT_TRUE(p.footprint(5, "rocket.jpg", {0, 1, 2, 3}, whole.shape()));  // the window is less than the image
+  auto cpu = make_cpu_backend(1);
+  for (std::uint32_t copy = 0; copy < 4; ++copy) {
+    const Image expected = cpu->run(p.plan(5, "rocket.jpg", copy, whole.shape()), whole, 0);
+    const auto png = read_bytes(dir / "out" / ("rocket_" + std::to_string(copy) + ".png"));
+    EXPECT_EQ(testing::compare(decode_image(png.data(), png.size(), {}), expected).count, 0u) << copy;
+  }
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // Decoding and encoding real files, and every way a file can be bad.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include <zlib.h>
+
+#include <jpeglib.h>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -387,6 +391,84 @@ TEST(Decode, ShrinkSeesTheOrientedSizeAndLeavesOtherFormatsWhole) {
   const auto png = encode_image(im, Format::Png, {}).bytes;
   EXPECT_EQ(decode_image(png.data(), png.size(), o).shape(), im.shape());
   EXPECT_FALSE(called);
+}
+
+// An RGB image as a baseline JPEG with luma sampled h x v (1x1: 4:4:4, 2x1: 4:2:2, 2x2: 4:2:0).
+std::vector<std::uint8_t> jpeg_sampled(const Image& rgb, int h, int v) {
+  jpeg_compress_struct c;
+  jpeg_error_mgr err;
+  c.err = jpeg_std_error(&err);
+  jpeg_create_compress(&c);
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&c, &out, &size);
+  c.image_width = static_cast<JDIMENSION>(rgb.width());
+  c.image_height = static_cast<JDIMENSION>(rgb.height());
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&c);
+  jpeg_set_quality(&c, 90, TRUE);
+  c.comp_info[0].h_samp_factor = h;
+  c.comp_info[0].v_samp_factor = v;
+  jpeg_start_compress(&c, TRUE);
+  while (c.next_scanline < c.image_height) {
+    JSAMPROW row = const_cast<std::uint8_t*>(rgb.row(static_cast<int>(c.next_scanline)));
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  jpeg_destroy_compress(&c);
+  std::vector<std::uint8_t> bytes(out, out + size);
+  std::free(out);
+  return bytes;
+}
+
+// Region decode: inside the window every value is the whole decode's, for each chroma sampling,
+// gray, every scale and windows at every offset; far outside it, 0.
+TEST(Decode, ARegionHasTheWholeDecodesValues) {
+  cv::Mat photo;
+  cv::resize(cv::imread((testing::samples_dir() / "astronaut.jpg").string()), photo, {333, 271});
+  cv::cvtColor(photo, photo, cv::COLOR_BGR2RGB);
+  const Image rgb = testing::from_mat(photo);
+  const Image gray = testing::sample("camera.png");
+  const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
+      {"4:4:4", jpeg_sampled(rgb, 1, 1)},
+      {"4:2:2", jpeg_sampled(rgb, 2, 1)},
+      {"4:2:0", jpeg_sampled(rgb, 2, 2)},
+      {"4:4:0", jpeg_sampled(rgb, 1, 2)},
+      {"gray", jpeg_encode(gray.ref(), 90)}};
+  std::uint32_t state = 7;
+  auto next = [&](int n) {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<int>((state >> 8) % static_cast<std::uint32_t>(n));
+  };
+  int zero_checked = 0;
+  for (const auto& [what, bytes] : files)
+    for (int n : {1, 2, 4, 8}) {
+      DecodeOptions scaled;
+      scaled.shrink = [n](const Shape&) { return n; };
+      const Image whole = decode_image(bytes.data(), bytes.size(), scaled);
+      for (int t = 0; t < 25; ++t) {
+        const int x0 = next(whole.width()), y0 = next(whole.height());
+        const PixelRect r{x0, y0, x0 + 1 + next(whole.width() - x0), y0 + 1 + next(whole.height() - y0)};
+        DecodeOptions o = scaled;
+        o.region = [&](const Shape&) { return std::optional<PixelRect>(r); };
+        const Image part = decode_image(bytes.data(), bytes.size(), o);
+        ASSERT_EQ(part.shape(), whole.shape());
+        std::size_t differ = 0, nonzero_far = 0;
+        for (int y = 0; y < whole.height(); ++y)
+          for (int x = 0; x < whole.width() * whole.channels(); ++x) {
+            const int px = x / whole.channels();
+            const bool inside = px >= r.x0 && px < r.x1 && y >= r.y0 && y < r.y1;
+            // Rows more than 8 away from the window are never rebuilt.
+            const bool far = y < r.y0 - 8 || y >= r.y1 + 8;
+            if (inside) differ += part.row(y)[x] != whole.row(y)[x];
+            if (far) nonzero_far += part.row(y)[x] != 0, ++zero_checked;
+          }
+        EXPECT_EQ(differ, 0u) << what << " 1/" << n << " window " << r.x0 << "," << r.y0 << " - " << r.x1 << "," << r.y1;
+        EXPECT_EQ(nonzero_far, 0u) << what << " 1/" << n;
+      }
+    }
+  EXPECT_GT(zero_checked, 0);
 }
 
 }  // namespace
