@@ -69,6 +69,7 @@ struct DecodeJob {
   std::uint8_t* pixels;
   std::size_t pitch;
   std::uint8_t* cmyk_row;  // scratch row for CMYK input
+  std::uint8_t* tail_row;  // scratch row for the last row, below a region
 };
 
 bool read_header(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
@@ -125,7 +126,13 @@ bool read_pixels(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
       }
     }
   }
-  if (d.output_scanline < d.output_height) jpeg_skip_scanlines(&d, d.output_height - d.output_scanline);
+  if (d.output_scanline < d.output_height) {
+    // Below the window: entropy-decoded (skipping to the very end would stop reading the file, and
+    // a truncated or corrupt tail would go unnoticed), and the last row read for the same reason.
+    if (d.output_scanline + 1 < d.output_height) jpeg_skip_scanlines(&d, d.output_height - 1 - d.output_scanline);
+    JSAMPROW last = job.tail_row;
+    jpeg_read_scanlines(&d, &last, 1);
+  }
   jpeg_finish_decompress(&d);
   return true;
 }
@@ -167,9 +174,10 @@ Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
   const int n = options.scale_denominator;
   if (n != 1 && n != 2 && n != 4 && n != 8)
     throw std::invalid_argument("jpeg_decode: scale 1/" + std::to_string(n) + " (1, 2, 4 or 8)");
-  DecodeJob job{data, size, n, options.x0, options.y0, options.x1, options.y1, 0, 0, 0, false, nullptr, 0, nullptr};
+  DecodeJob job{data, size, n, options.x0, options.y0, options.x1, options.y1, 0, 0, 0, false, nullptr, 0, nullptr,
+                nullptr};
   Image image;
-  std::vector<std::uint8_t> cmyk_row;
+  std::vector<std::uint8_t> cmyk_row, tail_row;
   bool ok = read_header(d, e, job);
   if (ok) {
     image = Image(Shape{job.width, job.height, job.cmyk ? 3 : job.components, DType::U8});
@@ -178,6 +186,8 @@ Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
     job.pixels = image.data();
     job.pitch = image.pitch();
     job.cmyk_row = cmyk_row.data();
+    if (options.x1 > 0) tail_row.resize(static_cast<std::size_t>(job.width) * 4);
+    job.tail_row = tail_row.data();
     ok = read_pixels(d, e, job);
   }
   jpeg_destroy_decompress(&d);

@@ -471,5 +471,35 @@ TEST(Decode, ARegionHasTheWholeDecodesValues) {
   EXPECT_GT(zero_checked, 0);
 }
 
+// A window at the top of a file cut short or damaged further down: reported as for the whole decode.
+TEST(Decode, ARegionStillChecksTheWholeFile) {
+  auto jpeg = testing::read_bytes(testing::samples_dir() / "rocket.jpg");
+  DecodeOptions top;
+  top.region = [](const Shape&) { return std::optional<PixelRect>(PixelRect{10, 0, 60, 20}); };
+  const std::vector<std::uint8_t> cut(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(jpeg.size() * 2 / 3));
+  for (const DecodeOptions& o : {DecodeOptions{}, top}) {
+    try {
+      decode_image(cut.data(), cut.size(), o);
+      ADD_FAILURE() << "a truncated file was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("truncated JPEG"), std::string::npos) << e.what();
+    }
+    DecodeOptions allow = o;
+    allow.allow_truncated = true;
+    EXPECT_NO_THROW(decode_image(cut.data(), cut.size(), allow));
+  }
+  std::vector<std::uint8_t> damaged = jpeg;
+  damaged[damaged.size() * 3 / 4] = 0xFF;  // a restart marker in a file that has none
+  damaged[damaged.size() * 3 / 4 + 1] = 0xD3;
+  for (const DecodeOptions& o : {DecodeOptions{}, top}) {
+    try {
+      decode_image(damaged.data(), damaged.size(), o);
+      ADD_FAILURE() << "a damaged file was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("corrupt JPEG"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace aug
