@@ -310,5 +310,27 @@ TEST(JpegCodec, WhatTheDeviceCannotReproduceIsRefused) {
   EXPECT_NE(why.find("libjpeg"), std::string::npos) << why;
 }
 
+// What `augment run --device-jpeg` hands the device: JPEGs that decode_image decodes without
+// more to do; the reason for the others; nothing to say about other formats.
+TEST(JpegCodec, TheRunnerTakesOnlyWhatDecodeImageDecodesAsIs) {
+  const Image im = crop(testing::sample("astronaut.jpg"), 40, 24);
+  const std::vector<std::uint8_t> file = jpeg_encode(im.ref(), 90);
+  std::string why = "?";
+  EXPECT_TRUE(read_jpeg_for_device(file.data(), file.size(), {}, &why)) << why;
+  EXPECT_EQ(why, "");
+  const auto upright = testing::jpeg_with_orientation(file, 1);
+  EXPECT_TRUE(read_jpeg_for_device(upright.data(), upright.size(), {}, &why)) << why;
+  const auto rotated = testing::jpeg_with_orientation(file, 6);
+  EXPECT_FALSE(read_jpeg_for_device(rotated.data(), rotated.size(), {}, &why));
+  EXPECT_NE(why.find("orientation"), std::string::npos) << why;
+  DecodeOptions small;
+  small.max_pixels = 40 * 24 - 1;
+  EXPECT_FALSE(read_jpeg_for_device(file.data(), file.size(), small, &why));
+  EXPECT_NE(why.find("max-pixels"), std::string::npos) << why;
+  const std::vector<std::uint8_t> png = read_file(testing::samples_dir() / "camera.png");
+  EXPECT_FALSE(read_jpeg_for_device(png.data(), png.size(), {}, &why));
+  EXPECT_EQ(why, "");
+}
+
 }  // namespace
 }  // namespace aug
