@@ -11,7 +11,7 @@ Also measures augment's peak memory on 40 and on 400 images, and checks the outp
 side 256).
 
 usage: bench/p1.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--threads 2] [--pairs 15]
-                   [--device cpu] [--anchor-full] [--verify]
+                   [--device cpu] [--device-jpeg] [--anchor-full] [--verify]
 """
 import argparse
 import os
@@ -59,6 +59,8 @@ def main():
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--pairs', type=int, default=15)
     ap.add_argument('--device', default='cpu')
+    ap.add_argument('--device-jpeg', action='store_true',
+                    help='pass --device-jpeg (a GPU --device): JPEG pixel arithmetic on the device')
     ap.add_argument('--anchor-full', action='store_true', help='also time the hand-written OpenCV anchor')
     ap.add_argument('--verify', action='store_true',
                     help='also time `augment --verify-devices` with P1 against `augment run`, alternating')
@@ -83,7 +85,8 @@ def main():
     def ours(inp=src):
         shutil.rmtree(out, ignore_errors=True)
         return timed([a.augment, 'run', '-c', cfg, '-i', inp, '-o', out, '--threads', T, '--format', 'jpg',
-                      '--quality', '90', '--device', a.device, '--progress', 'never'])
+                      '--quality', '90', '--device', a.device, '--progress', 'never']
+                     + (['--device-jpeg'] if a.device_jpeg else []))
 
     def verify():
         return timed([a.augment, '--verify-devices', '-c', cfg, '-i', src, '--threads', T])
@@ -119,7 +122,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
 
     print(f'P1 on {src}: {len(files)} inputs, {len(outputs)} outputs, short sides {sorted(shorts)}')
-    print(f'threads {a.threads}, device {a.device}, {a.pairs} alternating pairs')
+    print(f'threads {a.threads}, device {a.device}{" --device-jpeg" if a.device_jpeg else ""}, '
+          f'{a.pairs} alternating pairs')
     print(f'I/O floor  median {statistics.median(t_floor):.3f} s')
     print(f'augment    median {statistics.median(t_ours):.3f} s')
     print(f'ratio augment / I/O floor: median {statistics.median(ratios):.3f} '

@@ -83,6 +83,11 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   run_->add_option("--max-pixels", max_pixels_, "refuse larger images (checked from the header)")
       ->capture_default_str();
   run_->add_option("--device", device_, kDeviceHelp)->capture_default_str();
+  run_->add_flag("--device-jpeg", run_options_.device_jpeg,
+                 "with a GPU --device: JPEG inputs are entropy-decoded on the CPU and reconstructed on the GPU, JPEG "
+                 "outputs transformed and quantised on the GPU and entropy-coded on the CPU; the same bytes as "
+                 "without it. Files it cannot take (CMYK, 4:1:1, EXIF-rotated...) use the CPU codec. An error with "
+                 "--device cpu");
   run_->add_option("--labels", run_options_.labels,
                    "labels that move with the pixels: yolo, voc or coco=FILE (docs/labels.md)");
   run_->add_option("--masks", masks_, "folder of segmentation masks, one per image by relative path and stem");
@@ -218,6 +223,7 @@ Exit Commands::run() {
                                 {"interrupted", s.interrupted},
                                 {"objects_kept", s.objects_kept},
                                 {"objects_dropped", s.objects_dropped},
+                                {"jpeg_on_cpu", s.jpeg_on_cpu},
                                 {"exit_code", static_cast<int>(s.exit_code())}}
                      .dump()
               << std::endl;
@@ -236,6 +242,11 @@ Exit Commands::run() {
     if (!o.labels.empty()) {
       std::snprintf(line, sizeof line, "augment: labels: %zu objects kept, %zu dropped (the manifest says why)\n",
                     s.objects_kept, s.objects_dropped);
+      std::cout << line;
+    }
+    if (o.device_jpeg && s.jpeg_on_cpu) {
+      std::snprintf(line, sizeof line, "augment: --device-jpeg: %zu JPEG files decoded or encoded on the CPU instead "
+                    "(--log-level debug lists them)\n", s.jpeg_on_cpu);
       std::cout << line;
     }
     if (s.devices.size() > 1) {

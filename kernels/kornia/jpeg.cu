@@ -7,119 +7,13 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // libjpeg mode (docs/arithmetic.md#jpeg)
 
-// 13-bit constants of the islow DCTs (jfdctint.c / jidctint.c).
-constexpr std::int64_t kF0_298631336 = 2446, kF0_390180644 = 3196, kF0_541196100 = 4433, kF0_765366865 = 6270,
-                       kF0_899976223 = 7373, kF1_175875602 = 9633, kF1_501321110 = 12299, kF1_847759065 = 15137,
-                       kF1_961570560 = 16069, kF2_053119869 = 16819, kF2_562915447 = 20995, kF3_072711026 = 25172;
-constexpr int kConstBits = 13, kPass1Bits = 2;
+using namespace jpeg;
 
-AUG_HD std::int64_t descale(std::int64_t x, int n) { return (x + (std::int64_t{1} << (n - 1))) >> n; }
-
-// One 8-point forward DCT over d[0], d[step], ... d[7 step] (the LL&M butterfly of jfdctint).
-AUG_HD void fdct_1d(std::int32_t* d, int step, bool first_pass) {
-  const std::int64_t tmp0 = d[0] + d[7 * step], tmp7 = d[0] - d[7 * step];
-  const std::int64_t tmp1 = d[step] + d[6 * step], tmp6 = d[step] - d[6 * step];
-  const std::int64_t tmp2 = d[2 * step] + d[5 * step], tmp5 = d[2 * step] - d[5 * step];
-  const std::int64_t tmp3 = d[3 * step] + d[4 * step], tmp4 = d[3 * step] - d[4 * step];
-  const std::int64_t tmp10 = tmp0 + tmp3, tmp13 = tmp0 - tmp3, tmp11 = tmp1 + tmp2, tmp12 = tmp1 - tmp2;
-  const int odd_shift = first_pass ? kConstBits - kPass1Bits : kConstBits + kPass1Bits;
-  if (first_pass) {
-    d[0] = static_cast<std::int32_t>((tmp10 + tmp11) * (1 << kPass1Bits));
-    d[4 * step] = static_cast<std::int32_t>((tmp10 - tmp11) * (1 << kPass1Bits));
-  } else {
-    d[0] = static_cast<std::int32_t>(descale(tmp10 + tmp11, kPass1Bits));
-    d[4 * step] = static_cast<std::int32_t>(descale(tmp10 - tmp11, kPass1Bits));
-  }
-  const std::int64_t z1e = (tmp12 + tmp13) * kF0_541196100;
-  d[2 * step] = static_cast<std::int32_t>(descale(z1e + tmp13 * kF0_765366865, odd_shift));
-  d[6 * step] = static_cast<std::int32_t>(descale(z1e - tmp12 * kF1_847759065, odd_shift));
-  std::int64_t z1 = tmp4 + tmp7, z2 = tmp5 + tmp6, z3 = tmp4 + tmp6, z4 = tmp5 + tmp7;
-  const std::int64_t z5 = (z3 + z4) * kF1_175875602;
-  const std::int64_t t4 = tmp4 * kF0_298631336, t5 = tmp5 * kF2_053119869, t6 = tmp6 * kF3_072711026,
-                     t7 = tmp7 * kF1_501321110;
-  z1 *= -kF0_899976223;
-  z2 *= -kF2_562915447;
-  z3 = z3 * -kF1_961570560 + z5;
-  z4 = z4 * -kF0_390180644 + z5;
-  d[7 * step] = static_cast<std::int32_t>(descale(t4 + z1 + z3, odd_shift));
-  d[5 * step] = static_cast<std::int32_t>(descale(t5 + z2 + z4, odd_shift));
-  d[3 * step] = static_cast<std::int32_t>(descale(t6 + z2 + z3, odd_shift));
-  d[step] = static_cast<std::int32_t>(descale(t7 + z1 + z4, odd_shift));
-}
-
-// The islow IDCT's 8-point pass: the eight descaled outputs of in[0..7 step].
-AUG_HD void idct_1d(const std::int32_t* in, int step, int shift, std::int64_t* out) {
-  std::int64_t z2 = in[2 * step], z3 = in[6 * step];
-  std::int64_t z1 = (z2 + z3) * kF0_541196100;
-  const std::int64_t tmp2e = z1 - z3 * kF1_847759065;
-  const std::int64_t tmp3e = z1 + z2 * kF0_765366865;
-  z2 = in[0];
-  z3 = in[4 * step];
-  const std::int64_t tmp0e = (z2 + z3) * (std::int64_t{1} << kConstBits);
-  const std::int64_t tmp1e = (z2 - z3) * (std::int64_t{1} << kConstBits);
-  const std::int64_t tmp10 = tmp0e + tmp3e, tmp13 = tmp0e - tmp3e, tmp11 = tmp1e + tmp2e, tmp12 = tmp1e - tmp2e;
-  std::int64_t tmp0 = in[7 * step], tmp1 = in[5 * step], tmp2 = in[3 * step], tmp3 = in[step];
-  z1 = tmp0 + tmp3;
-  z2 = tmp1 + tmp2;
-  z3 = tmp0 + tmp2;
-  std::int64_t z4 = tmp1 + tmp3;
-  const std::int64_t z5 = (z3 + z4) * kF1_175875602;
-  tmp0 *= kF0_298631336;
-  tmp1 *= kF2_053119869;
-  tmp2 *= kF3_072711026;
-  tmp3 *= kF1_501321110;
-  z1 *= -kF0_899976223;
-  z2 *= -kF2_562915447;
-  z3 = z3 * -kF1_961570560 + z5;
-  z4 = z4 * -kF0_390180644 + z5;
-  tmp0 += z1 + z3;
-  tmp1 += z2 + z4;
-  tmp2 += z2 + z3;
-  tmp3 += z1 + z4;
-  out[0] = descale(tmp10 + tmp3, shift);
-  out[7] = descale(tmp10 - tmp3, shift);
-  out[1] = descale(tmp11 + tmp2, shift);
-  out[6] = descale(tmp11 - tmp2, shift);
-  out[2] = descale(tmp12 + tmp1, shift);
-  out[5] = descale(tmp12 - tmp1, shift);
-  out[3] = descale(tmp13 + tmp0, shift);
-  out[4] = descale(tmp13 - tmp0, shift);
-}
-
-// libjpeg's IDCT output range limit, indexed by the descaled value modulo 1024.
-AUG_HD std::uint8_t range_limit(std::int64_t v) {
-  const int k = static_cast<int>(v & 1023);
-  if (k < 128) return static_cast<std::uint8_t>(k + 128);
-  if (k < 512) return 255;
-  if (k < 896) return 0;
-  return static_cast<std::uint8_t>(k - 896);
-}
-
-// One 8x8 block through FDCT, quantisation (rounding division, ties away from zero, by 8 Q),
-// dequantisation (times Q) and IDCT.
+// One 8x8 block through FDCT, quantisation, dequantisation and IDCT.
 AUG_HD void roundtrip_block(const std::uint8_t* src, std::uint8_t* dst, int pitch, const std::uint16_t* q) {
-  std::int32_t c[64];
-  for (int r = 0; r < 8; ++r)
-    for (int i = 0; i < 8; ++i) c[8 * r + i] = static_cast<std::int32_t>(src[r * pitch + i]) - 128;
-  for (int r = 0; r < 8; ++r) fdct_1d(c + 8 * r, 1, true);
-  for (int i = 0; i < 8; ++i) fdct_1d(c + i, 8, false);
-  for (int k = 0; k < 64; ++k) {
-    const std::int32_t d = 8 * q[k];
-    const std::int32_t a = c[k] < 0 ? -c[k] : c[k];
-    const std::int32_t level = (a + (d >> 1)) / d;
-    c[k] = (c[k] < 0 ? -level : level) * q[k];
-  }
-  std::int32_t ws[64];
-  std::int64_t col[8];
-  for (int i = 0; i < 8; ++i) {
-    idct_1d(c + i, 8, kConstBits - kPass1Bits, col);
-    for (int r = 0; r < 8; ++r) ws[8 * r + i] = static_cast<std::int32_t>(col[r]);
-  }
-  std::int64_t row[8];
-  for (int r = 0; r < 8; ++r) {
-    idct_1d(ws + 8 * r, 1, kConstBits + kPass1Bits + 3, row);
-    for (int i = 0; i < 8; ++i) dst[r * pitch + i] = range_limit(row[i]);
-  }
+  std::int16_t levels[64];
+  forward_block(src, pitch, q, levels);
+  inverse_block(levels, q, dst, static_cast<std::size_t>(pitch));
 }
 
 // Plane geometry: luma padded to multiples of 8; chroma 4:2:0 planes of 8 ceil(W/16) x 8 ceil(H/16).
@@ -143,21 +37,12 @@ struct LibjpegPlanes {
   }
 };
 
-// RGB -> YCbCr (jccolor.c), 8-bit.
-AUG_HD int rgb_y(int r, int g, int b) { return (19595 * r + 38470 * g + 7471 * b + 32768) >> 16; }
-AUG_HD int rgb_cb(int r, int g, int b) { return (-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32767) >> 16; }
-AUG_HD int rgb_cr(int r, int g, int b) { return (32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32767) >> 16; }
-
 template <class T>
 struct LumaPlane {  // the luma plane, edges replicated to multiples of 8
   AUG_FIELDS(LumaPlane, in, p)
   View<const T> in;
   LibjpegPlanes p;
-  AUG_HD void operator()(int x, int y) const {
-    const T* s = in.row(y < p.h ? y : p.h - 1) + (x < p.w ? x : p.w - 1) * in.channels;
-    p.y[static_cast<std::size_t>(y) * p.w8 + x] =
-        in.channels == 1 ? to_u8(s[0]) : static_cast<std::uint8_t>(rgb_y(to_u8(s[0]), to_u8(s[1]), to_u8(s[2])));
-  }
+  AUG_HD void operator()(int x, int y) const { p.y[static_cast<std::size_t>(y) * p.w8 + x] = padded_luma(in, x, y); }
 };
 
 template <class T>
@@ -166,20 +51,10 @@ struct ChromaPlanes {  // 2x2 sums with the alternating bias 1, 2; edges replica
   View<const T> in;
   LibjpegPlanes p;
   AUG_HD void operator()(int j, int r) const {
-    const int rr = r < p.ch ? r : p.ch - 1;  // rows past the image repeat the last downsampled row
-    int cb = 0, cr = 0;
-    for (int a = 0; a < 2; ++a)
-      for (int b = 0; b < 2; ++b) {
-        const int y = 2 * rr + a < p.h ? 2 * rr + a : p.h - 1;
-        const int x = 2 * j + b < p.w ? 2 * j + b : p.w - 1;
-        const T* s = in.row(y) + x * in.channels;
-        const int R = to_u8(s[0]), G = to_u8(s[1]), B = to_u8(s[2]);
-        cb += rgb_cb(R, G, B);
-        cr += rgb_cr(R, G, B);
-      }
-    const int bias = (j & 1) ? 2 : 1;
-    p.cb[static_cast<std::size_t>(r) * p.wc + j] = static_cast<std::uint8_t>((cb + bias) >> 2);
-    p.cr[static_cast<std::size_t>(r) * p.wc + j] = static_cast<std::uint8_t>((cr + bias) >> 2);
+    int cb, cr;
+    downsampled_chroma(in, j, r, cb, cr);
+    p.cb[static_cast<std::size_t>(r) * p.wc + j] = static_cast<std::uint8_t>(cb);
+    p.cr[static_cast<std::size_t>(r) * p.wc + j] = static_cast<std::uint8_t>(cr);
   }
 };
 
@@ -204,22 +79,6 @@ struct Blocks {  // every 8x8 block of the luma plane, then of Cb, then of Cr
   }
 };
 
-// h2v2 fancy upsampling of a decoded chroma plane at output pixel (x, y) (jdsample.c), or
-// replication when the chroma plane is at most 2 wide.
-AUG_HD int upsampled(const std::uint8_t* c, const LibjpegPlanes& p, int x, int y) {
-  const int r = y >> 1, j = x >> 1;
-  if (p.cw <= 2) return c[static_cast<std::size_t>(r) * p.wc + j];
-  int nb = (y & 1) ? r + 1 : r - 1;
-  nb = nb < 0 ? 0 : (nb > p.ch - 1 ? p.ch - 1 : nb);
-  auto colsum = [&](int jj) {
-    jj = jj < 0 ? 0 : (jj > p.cw - 1 ? p.cw - 1 : jj);
-    return 3 * c[static_cast<std::size_t>(r) * p.wc + jj] + c[static_cast<std::size_t>(nb) * p.wc + jj];
-  };
-  return (x & 1) ? (3 * colsum(j) + colsum(j + 1) + 7) >> 4 : (3 * colsum(j) + colsum(j - 1) + 8) >> 4;
-}
-
-AUG_HD int clamp255(int v) { return v < 0 ? 0 : (v > 255 ? 255 : v); }
-
 template <class T>
 struct Decode {  // upsample, YCbCr -> RGB (jdcolor.c), crop; alpha carried
   AUG_FIELDS(Decode, in, out, p)
@@ -233,10 +92,13 @@ struct Decode {  // upsample, YCbCr -> RGB (jdcolor.c), crop; alpha carried
       d[0] = from_u8<T>(static_cast<std::uint8_t>(Y));
       return;
     }
-    const int cb = upsampled(p.cbd, p, x, y) - 128, cr = upsampled(p.crd, p, x, y) - 128;
-    d[0] = from_u8<T>(static_cast<std::uint8_t>(clamp255(Y + ((91881 * cr + 32768) >> 16))));
-    d[1] = from_u8<T>(static_cast<std::uint8_t>(clamp255(Y + ((-22554 * cb + 32768 - 46802 * cr) >> 16))));
-    d[2] = from_u8<T>(static_cast<std::uint8_t>(clamp255(Y + ((116130 * cb + 32768) >> 16))));
+    const int cb = upsampled(p.cbd, p.wc, p.cw, p.ch, 2, 2, x, y) - 128;
+    const int cr = upsampled(p.crd, p.wc, p.cw, p.ch, 2, 2, x, y) - 128;
+    std::uint8_t r, g, b;
+    ycc_rgb(Y, cb, cr, r, g, b);
+    d[0] = from_u8<T>(r);
+    d[1] = from_u8<T>(g);
+    d[2] = from_u8<T>(b);
     if (out.channels == 4) d[3] = in.row(y)[x * 4 + 3];
   }
 };

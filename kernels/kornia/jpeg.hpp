@@ -12,24 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/codec/jpeg_arith.hpp"
 #include "kernels/core/common.hpp"
 #include "kernels/core/launch.hpp"
 
 namespace aug::k {
-
-// Samples of any type as the 8 bits the codec sees, and back.
-template <class T>
-AUG_HD std::uint8_t to_u8(T v) {
-  if constexpr (std::is_same_v<T, std::uint8_t>) return v;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return static_cast<std::uint8_t>((2u * v + 257u) / 514u);  // round(v / 257), half up (no tie exists)
-  else return static_cast<std::uint8_t>(rne(clamp01(v) * 255.f));
-}
-template <class T>
-AUG_HD T from_u8(std::uint8_t b) {
-  if constexpr (std::is_same_v<T, std::uint8_t>) return b;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return static_cast<std::uint16_t>(b * 257u);
-  else return static_cast<float>(b) / 255.f;
-}
 
 // Quantisation tables in natural (row-major) order, as libjpeg builds them for a quality.
 struct JpegQuant {

@@ -3,8 +3,18 @@
 #include <vector>
 
 #include "lib/core/error.hpp"
+#include "lib/io/jpeg_coefficients.hpp"
 
 namespace aug {
+
+Shape CodedImage::shape() const {
+  if (!jpeg) return pixels.shape();
+  return Shape{jpeg->layout.width, jpeg->layout.height, jpeg->layout.components == 1 ? 1 : 3, DType::U8};
+}
+
+CodedImage Backend::run_coded(const Plan&, const CodedImage&, int, int) {
+  throw std::logic_error(name() + " does not decode or encode JPEG on a device");
+}
 
 namespace {
 

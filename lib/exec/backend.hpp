@@ -11,6 +11,15 @@
 
 namespace aug {
 
+struct JpegCoefficients;  // lib/io/jpeg_coefficients.hpp
+
+// An image as pixels, or as the quantised DCT coefficients of a JPEG file (--device-jpeg).
+struct CodedImage {
+  Image pixels;
+  std::shared_ptr<const JpegCoefficients> jpeg;  // set: the image is what these decode to
+  Shape shape() const;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -19,6 +28,10 @@ class Backend {
   // Runs the applied steps of `plan` on `in`. Worker w (0 <= w < workers given when opened) has
   // its own buffers and stream: calls with different workers may run at the same time.
   virtual Image run(const Plan& plan, const Image& in, int worker) = 0;
+  // run() with JPEG coefficients on either side (--device-jpeg): a GPU backend reconstructs the
+  // pixels of `in.jpeg` on the device, and when jpeg_quality > 0 and the result is 8-bit gray or
+  // RGB, returns its coefficients at that quality (else its pixels). The other backends throw.
+  virtual CodedImage run_coded(const Plan& plan, const CodedImage& in, int jpeg_quality, int worker);
   // One operation on `in` (verify-devices runs stages one at a time).
   virtual Image run_op(const Op& op, const Image& in, int worker) = 0;
   // Seconds the device spent on images (upload to download, summed over workers; an upper

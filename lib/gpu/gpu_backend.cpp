@@ -9,10 +9,12 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/codec/jpeg_codec.hpp"
 #include "kernels/core/probe.hpp"
 #include "lib/core/error.hpp"
 #include "lib/exec/backend.hpp"
 #include "lib/gpu/device_api.hpp"
+#include "lib/io/jpeg_coefficients.hpp"
 
 namespace aug::gpu {
 
@@ -232,20 +234,28 @@ class GpuBackend final : public Backend {
     return ms / 1000;
   }
 
-  Image run(const Plan& plan, const Image& in, int) override {
-    std::vector<Work> work;
-    for (const Step& step : plan.steps)
-      if (step.op) work.push_back({step.op.get(), &step});
-    return run_work(work, in);
+  Image run(const Plan& plan, const Image& in, int) override { return run_work(steps(plan), {in, nullptr}, 0).pixels; }
+
+  CodedImage run_coded(const Plan& plan, const CodedImage& in, int jpeg_quality, int) override {
+    return run_work(steps(plan), in, jpeg_quality);
   }
 
-  Image run_op(const Op& op, const Image& in, int) override { return run_work({{&op, nullptr}}, in); }
+  Image run_op(const Op& op, const Image& in, int) override {
+    return run_work({{&op, nullptr}}, {in, nullptr}, 0).pixels;
+  }
 
  private:
   struct Work {
     const Op* op;
     const Step* step;  // for messages; null for a lone op
   };
+
+  static std::vector<Work> steps(const Plan& plan) {
+    std::vector<Work> work;
+    for (const Step& step : plan.steps)
+      if (step.op) work.push_back({step.op.get(), &step});
+    return work;
+  }
 
   // A slot, borrowed for one image and given back however the image ends.
   class Lease {
@@ -289,10 +299,13 @@ class GpuBackend final : public Backend {
     }
   };
 
-  // The operations, uploaded once, run back to back on a slot's stream, downloaded once.
-  Image run_work(const std::vector<Work>& work, const Image& in) {
-    if (work.empty()) return in;
-    std::size_t largest = in.shape().bytes();
+  // The operations, uploaded once, run back to back on a slot's stream, downloaded once. A JPEG
+  // input is uploaded as its coefficients and reconstructed first; with jpeg_quality > 0, an
+  // 8-bit gray or RGB result is downloaded as its coefficients at that quality.
+  CodedImage run_work(const std::vector<Work>& work, const CodedImage& in, int jpeg_quality) {
+    if (work.empty() && !in.jpeg && jpeg_quality <= 0) return in;
+    const Shape in_shape = in.shape();
+    std::size_t largest = in_shape.bytes();
     for (const Work& w : work) largest = std::max(largest, w.op->out_shape().bytes());
 
     guard(api_, device_);
@@ -300,18 +313,29 @@ class GpuBackend final : public Backend {
     Slot& s = *lease;
     SlotKernelContext ctx(api_, s);
     Settle settle{api_, s, ctx};
+    const void* upload = in.jpeg ? static_cast<const void*>(in.jpeg->coefficients.data()) : in.pixels.data();
+    const std::size_t in_bytes = in.jpeg ? in.jpeg->coefficients.size() * sizeof(std::int16_t) : in_shape.bytes();
     try {
       s.a.reserve(largest);
       s.b.reserve(largest);
-      std::memcpy(s.pinned_in.reserve(in.shape().bytes()), in.data(), in.shape().bytes());
+      std::memcpy(s.pinned_in.reserve(in_bytes), upload, in_bytes);
     } catch (const OutOfMemory& e) {
-      throw InputError(name_ + ": " + e.what() + " for a " + to_string(in.shape()) + " image and its largest stage output (" +
+      throw InputError(name_ + ": " + e.what() + " for a " + to_string(in_shape) + " image and its largest stage output (" +
                        std::to_string(largest >> 20) + " MiB)");
     }
     api_.event_record(s.start, s.stream);
-    api_.copy_to_device(s.a.data(), s.pinned_in.data(), in.shape().bytes(), s.stream);
+    ImageRef cur{s.a.data(), in_shape, in_shape.row_bytes()};
+    if (in.jpeg) {
+      codec_step("JPEG decoding", [&] {
+        auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(in_bytes));
+        api_.copy_to_device(coefficients, s.pinned_in.data(), in_bytes, s.stream);
+        const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&in.jpeg->tables, sizeof in.jpeg->tables));
+        k::jpeg_reconstruct(in.jpeg->layout, coefficients, tables, cur.view<std::uint8_t>(), ctx, ctx.exec());
+      });
+    } else {
+      api_.copy_to_device(s.a.data(), s.pinned_in.data(), in_bytes, s.stream);
+    }
 
-    ImageRef cur{s.a.data(), in.shape(), in.shape().row_bytes()};
     for (const Work& w : work) {
       const Shape& out = w.op->out_shape();
       const ImageRef next{cur.data == s.a.data() ? s.b.data() : s.a.data(), out, out.row_bytes()};
@@ -333,20 +357,57 @@ class GpuBackend final : public Backend {
       }
       cur = next;
     }
-    const std::size_t bytes = cur.shape.bytes();
+
+    std::shared_ptr<JpegCoefficients> coded;
+    const Shape shape = cur.shape;
+    const void* result_on_device = cur.data;
+    if (jpeg_quality > 0 && shape.dtype == DType::U8 && (shape.channels == 1 || shape.channels == 3)) {
+      coded = std::make_shared<JpegCoefficients>();
+      coded->layout = k::jpeg_encoder_layout(shape.width, shape.height, shape.channels);
+      coded->tables = jpeg_quality_tables(jpeg_quality, shape.channels);
+      codec_step("JPEG encoding", [&] {
+        const std::size_t n = coded->layout.coefficients();
+        auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(n * sizeof(std::int16_t)));
+        const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&coded->tables, sizeof coded->tables));
+        k::jpeg_transform(cur.view<const std::uint8_t>(), coded->layout, tables, coefficients, ctx.exec());
+        result_on_device = coefficients;
+      });
+    }
+    const std::size_t bytes = coded ? coded->layout.coefficients() * sizeof(std::int16_t) : shape.bytes();
     try {
       s.pinned_out.reserve(bytes);
     } catch (const OutOfMemory& e) {
-      throw InputError(name_ + ": " + e.what() + " for the " + to_string(cur.shape) + " result");
+      throw InputError(name_ + ": " + e.what() + " for the " + to_string(shape) + " result");
     }
-    api_.copy_to_host(s.pinned_out.data(), cur.data, bytes, s.stream);
+    api_.copy_to_host(s.pinned_out.data(), result_on_device, bytes, s.stream);
     api_.event_record(s.end, s.stream);
     api_.stream_sync(s.stream);  // this slot's stream only; throws DeviceError on a device fault
     settle.synced = true;
     s.busy_ms += api_.event_elapsed_ms(s.start, s.end);
-    Image result(cur.shape);
+    if (coded) {
+      coded->coefficients.resize(coded->layout.coefficients());
+      std::memcpy(coded->coefficients.data(), s.pinned_out.data(), bytes);
+      return {Image(), std::move(coded)};
+    }
+    Image result(shape);
     std::memcpy(result.data(), s.pinned_out.data(), bytes);
-    return result;
+    return {std::move(result), nullptr};
+  }
+
+  // The codec's kernels, with their errors told as the stages' are.
+  template <class F>
+  void codec_step(const char* what, F&& f) {
+    try {
+      f();
+    } catch (const OutOfMemory& e) {
+      throw InputError(std::string(what) + " on " + name_ + ": " + e.what());
+    } catch (const k::LaunchError& e) {
+      throw DeviceError(name_ + ": " + what + ": " + e.what());
+    } catch (const DeviceError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError(std::string(what) + " failed on " + name_ + ": " + e.what());
+    }
   }
 
   // One small kernel, run and read back: a device that cannot run augment's kernels fails here,

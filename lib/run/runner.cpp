@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lib/core/log.hpp"
+#include "lib/io/jpeg_coefficients.hpp"
 #include "lib/labels/apply.hpp"
 #include "lib/labels/masks.hpp"
 #include "lib/run/files.hpp"
@@ -219,6 +220,7 @@ class Stream {
     summary.device_failure = device_failure_;
     summary.objects_kept = objects_kept_;
     summary.objects_dropped = objects_dropped_;
+    summary.jpeg_on_cpu = jpeg_on_cpu_;
     for (std::size_t i = 0; i < devices_.size(); ++i)
       summary.devices.push_back({devices_.backend(i).name(), images_on_[i], devices_.backend(i).busy_seconds()});
   }
@@ -226,14 +228,14 @@ class Stream {
  private:
   struct Decoded {
     std::size_t input;
-    Image image;
+    CodedImage image;  // --device-jpeg: a JPEG input as its coefficients
     std::optional<labels::ImageLabels> labels;
     std::optional<labels::Mask> mask;
     int shrink = 1;  // decoded at 1/shrink of its size (the pipeline's "decode": {"shrink": true})
   };
   struct Rendered {
     std::size_t job;
-    Image image;
+    CodedImage image;  // --device-jpeg: a JPEG output as its coefficients
     std::optional<labels::ImageLabels> labels;
     std::optional<labels::Mask> mask;
     labels::LabelCounts counts;
@@ -293,16 +295,33 @@ class Stream {
   void decode(std::size_t input) {
     try {
       const std::vector<std::uint8_t> bytes = read_file(inputs_[input].path);
+      Decoded d{input, {}, {}, {}};
       const InputFile& in = inputs_[input];
-      DecodeOptions options = o_.decode;
       std::vector<std::uint32_t> copies;
       for (std::size_t j : jobs_of_[input]) copies.push_back(jobs_[j].copy);
+      DecodeOptions options = o_.decode;
       if (shrink_)
         options.shrink = [&](const Shape& full) { return pipeline_.shrink_for(seed_, in.rel, copies, full); };
       // Only the pixels the copies read (a crop's window): the same outputs, less decoding.
       options.region = [&](const Shape& shape) { return pipeline_.footprint(seed_, in.rel, copies, shape); };
-      ImageInfo info;
-      Decoded d{input, decode_image(bytes.data(), bytes.size(), options, &info), {}, {}, info.shrink};
+      if (o_.device_jpeg) {
+        std::string why;
+        if (auto c = read_jpeg_for_device(bytes.data(), bytes.size(), o_.decode, &why)) {
+          d.image.jpeg = std::make_shared<const JpegCoefficients>(std::move(*c));
+          // Shrink-on-load decodes smaller on the CPU, so that every device starts from the same pixels.
+          if (shrink_ && options.shrink(d.image.shape()) > 1) {
+            d.image.jpeg.reset();
+            jpeg_on_cpu(in.rel + ": decoded on the CPU (shrink-on-load)");
+          }
+        } else if (!why.empty()) {
+          jpeg_on_cpu(in.rel + ": decoded on the CPU (" + why + ")");
+        }
+      }
+      if (!d.image.jpeg) {
+        ImageInfo info;
+        d.image.pixels = decode_image(bytes.data(), bytes.size(), options, &info);
+        d.shrink = info.shrink;
+      }
       if (format_) d.labels = format_->read(in.path, in.rel, d.image.shape().width, d.image.shape().height);
       if (masks_) {
         const auto file = masks_->find(in.rel);
@@ -326,7 +345,9 @@ class Stream {
       const int shrink = d.shrink;
       try {
         const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape());
-        r.image = backend.run(plan, d.image, device_worker);
+        const int jpeg_quality = job.format == Format::Jpeg ? o_.quality : 0;
+        if (o_.device_jpeg) r.image = backend.run_coded(plan, d.image, jpeg_quality, device_worker);
+        else r.image.pixels = backend.run(plan, d.image.pixels, device_worker);
         const labels::LabelRules& rules = pipeline_.label_rules();
         if (d.labels) {
           r.labels = *d.labels;
@@ -369,7 +390,14 @@ class Stream {
     const Job& job = jobs_[r.job];
     const fs::path out = o_.output / job.out_rel;
     try {
-      const Encoded enc = encode_image(r.image, job.format, EncodeOptions{o_.quality});
+      Encoded enc;
+      if (r.image.jpeg) {
+        enc.bytes = write_jpeg_coefficients(*r.image.jpeg, o_.quality);
+      } else {
+        if (o_.device_jpeg && job.format == Format::Jpeg)
+          jpeg_on_cpu(job.out_rel + ": encoded on the CPU (not 8-bit gray or RGB)");
+        enc = encode_image(r.image.pixels, job.format, EncodeOptions{o_.quality});
+      }
       if (!enc.conversion.empty()) warn_once(std::string(format_name(job.format)) + " output: " + enc.conversion);
       // Labels and mask first: an output image that exists (what --resume looks for) has them.
       if (r.labels) format_->write(o_.output, job.out_rel, *r.labels);
@@ -472,6 +500,13 @@ class Stream {
     spdlog::error("{}", why);
   }
 
+  // --device-jpeg: a JPEG file the CPU codec decodes or encodes instead (counted in the summary).
+  void jpeg_on_cpu(const std::string& what) {
+    spdlog::debug("--device-jpeg: {}", what);
+    std::lock_guard lk(m_);
+    ++jpeg_on_cpu_;
+  }
+
   void warn_once(const std::string& what) {
     {
       std::lock_guard lk(m_);
@@ -508,6 +543,7 @@ class Stream {
   bool stop_ = false, interrupted_ = false, stopped_early_ = false;
   std::string device_failure_;
   std::size_t written_ = 0, failed_jobs_ = 0, objects_kept_ = 0, objects_dropped_ = 0;
+  std::size_t jpeg_on_cpu_ = 0;  // --device-jpeg: JPEG files decoded or encoded by the CPU codec
   std::set<std::size_t> failed_inputs_;
   std::set<std::string> warned_;
 };
@@ -563,6 +599,11 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
     workers = static_cast<int>(device_specs.size());
   }
   const DeviceSet devices(device_specs, workers);
+  if (o.device_jpeg)  // after "auto" has chosen
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      if (devices.backend(i).name() == "cpu")
+        throw UsageError("--device-jpeg needs a GPU device (--device cuda:N or cuda-emulated); on the CPU, JPEG files "
+                         "are decoded and encoded on the CPU anyway");
   summary.device = devices.names();
 
   std::error_code ec;

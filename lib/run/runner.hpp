@@ -39,6 +39,7 @@ struct RunOptions {
   int shard_index = 0, shard_count = 1;
   std::size_t max_errors = 0;         // stop after this many failed inputs; 0: never
   DecodeOptions decode;
+  bool device_jpeg = false;           // --device-jpeg: JPEG pixel arithmetic on the GPU, entropy coding on the CPU
   std::vector<DeviceSpec> devices{DeviceSpec{}};  // --device (parse_devices); default the CPU
   std::string labels;                          // --labels yolo | voc | coco=FILE; empty: none
   std::optional<std::filesystem::path> masks;  // --masks DIR: a label map per image
@@ -70,6 +71,7 @@ struct RunSummary {
   std::string device_failure;      // the device failed during the run, which stopped there (exit 1)
   std::size_t objects_kept = 0, objects_dropped = 0;  // labelled objects in the outputs written
   std::uint64_t seed = 0;
+  std::size_t jpeg_on_cpu = 0;     // --device-jpeg: JPEG inputs and outputs the CPU codec handled instead
 
   Exit exit_code() const;
 };

@@ -19,6 +19,7 @@
 
 #include "lib/gpu/gpu.hpp"
 #include "lib/io/codec.hpp"
+#include "lib/io/jpeg.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "lib/run/devices.hpp"
 #include "tests/support/testing.hpp"
@@ -407,6 +408,63 @@ TEST(Run, SeveralGpusShareTheImagesAndWriteTheSameBytes) {
   EXPECT_EQ(contents(dir / "one_thread"), reference);
 }
 
+// --device-jpeg: JPEG's pixel arithmetic on the (emulated) device, entropy coding on the CPU; the
+// same files as the CPU. Inputs: the samples plus JPEGs of odd sizes, gray and colour; outputs
+// kept in their format or all JPEG (where RGBA coffee_rgba.png is encoded by the CPU codec).
+TEST(Run, DeviceJpegWritesTheSameBytesAsTheCpu) {
+  TempDir dir;
+  const std::filesystem::path in = dir / "in";
+  std::filesystem::create_directories(in);
+  for (const auto& f : kSampleFiles) std::filesystem::copy_file(testing::samples_dir() / f, in / f);
+  const Image photo = testing::sample("astronaut.jpg");
+  const int sizes[][2] = {{1, 1}, {7, 9}, {17, 33}, {250, 131}};
+  for (const auto& s : sizes)
+    for (int channels : {1, 3}) {
+      Image im(Shape{s[0], s[1], channels, DType::U8});
+      for (int y = 0; y < s[1]; ++y)
+        for (int x = 0; x < s[0]; ++x)
+          for (int c = 0; c < channels; ++c) im.row(y)[x * channels + c] = photo.row(3 * y + 40)[(2 * x + 60) * 3 + c];
+      testing::write_bytes(in / ("odd_" + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "_" +
+                                 std::to_string(channels) + ".jpg"),
+                           jpeg_encode(im.ref(), 80));
+    }
+  const std::size_t inputs = kSampleFiles.size() + 8;
+  auto run_on = [&](const std::string& out, const std::vector<std::string>& extra) {
+    std::vector<std::string> a{"run", "-c", kDefault, "-i", in.string(), "-o", (dir / out).string(),
+                               "--log-format", "json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(a);
+  };
+  for (const std::string format : {"keep", "jpg"}) {
+    const std::vector<std::string> opts{"--format", format, "--quality", format == "jpg" ? "75" : "95"};
+    std::vector<std::string> cpu_args = opts, dev_args = opts;
+    cpu_args.insert(cpu_args.end(), {"--device", "cpu"});
+    dev_args.insert(dev_args.end(), {"--device", "cuda-emulated", "--device-jpeg"});
+    const auto cpu = run_on("cpu_" + format, cpu_args);
+    ASSERT_EQ(cpu.code, 0) << cpu.err;
+    const auto dev = run_on("dev_" + format, dev_args);
+    ASSERT_EQ(dev.code, 0) << dev.err;
+    const auto reference = contents(dir / ("cpu_" + format));
+    const auto written = contents(dir / ("dev_" + format));
+    ASSERT_EQ(reference.size(), inputs);
+    ASSERT_EQ(written.size(), inputs);
+    for (const auto& [name, bytes] : reference) {
+      const auto at = written.find(name);
+      EXPECT_TRUE(at != written.end() && at->second == bytes) << format << ": " << name << " differs from the CPU's";
+    }
+    const auto summary = nlohmann::json::parse(dev.out);
+    // Every JPEG input went through the device path; of the outputs only the RGBA one did not.
+    EXPECT_EQ(summary["jpeg_on_cpu"], format == "jpg" ? 1 : 0) << dev.out;
+    EXPECT_EQ(summary["outputs"], inputs);
+  }
+
+  const auto refused = run_cli({"run", "-c", kDefault, "-i", in.string(), "-o", (dir / "refused").string(), "--device",
+                                "cpu", "--device-jpeg"});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("--device-jpeg needs a GPU device"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "refused" / "astronaut.jpg"));
+}
+
 TEST(Run, ADeviceListWithAMissingOrRepeatedDeviceIsRefusedBeforeWriting) {
   TempDir dir;
   const std::vector<std::string> env{"AUGMENT_EMULATED_GPUS=2"};
@@ -570,8 +628,11 @@ TEST(Run, ShrinkOnLoadDecodesSmallerRecordsItAndAgreesAcrossDevices) {
   EXPECT_GT(testing::compare(shrunk, whole).count, 0u);
   EXPECT_GT(cv::PSNR(testing::mat(shrunk), testing::mat(whole)), 30.0);
 
-  r = run("emu", "cuda-emulated");
+  // The emulated GPU, with JPEG reconstructed on the device where the decode is not shrunk.
+  r = run("emu", "cuda-emulated", {"--device-jpeg", "--log-level", "debug"});
   ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("large.jpg: decoded on the CPU (shrink-on-load)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("small.jpg: decoded on the CPU"), std::string::npos) << r.err;
   for (const std::string& name : list_files(dir / "cpu")) EXPECT_EQ(read_bytes(dir / "cpu" / name), read_bytes(dir / "emu" / name)) << name;
 
   // With labels, the label files are in full-size pixels: the run decodes at full size.

@@ -100,6 +100,32 @@ TEST(Cuda, CliOutputsAreTheCpuBytes) {
       EXPECT_TRUE(testing::read_bytes(dir / "cpu" / f) == testing::read_bytes(dir / device / f)) << device << " " << f;
 }
 
+// --device-jpeg on a real GPU: JPEG reconstructed and quantised on it, the CPU's bytes, in the
+// inputs' formats and all as JPEG at two qualities.
+TEST(Cuda, DeviceJpegOutputsAreTheCpuBytes) {
+  REQUIRE_GPU(index, 0);
+  testing::TempDir dir;
+  const std::string cfg = (testing::source_dir() / "configs/default.json").string();
+  const std::string gpu = "cuda:" + std::to_string(index);
+  for (const std::string format : {"keep", "jpg"})
+    for (const std::string quality : {"50", "95"}) {
+      const std::string tag = format + quality;
+      for (const std::string& device : {std::string("cpu"), gpu}) {
+        std::vector<std::string> args{"run", "-c", cfg, "-i", testing::samples_dir().string(), "-o",
+                                      (dir / (device + tag)).string(), "--copies", "2", "--device", device,
+                                      "--format", format, "--quality", quality};
+        if (device != "cpu") args.push_back("--device-jpeg");
+        const auto r = testing::run_cli(args);
+        ASSERT_EQ(r.code, 0) << r.err;
+      }
+      const auto files = testing::list_files(dir / ("cpu" + tag));
+      EXPECT_FALSE(files.empty());
+      for (const auto& f : files)
+        EXPECT_TRUE(testing::read_bytes(dir / ("cpu" + tag) / f) == testing::read_bytes(dir / (gpu + tag) / f))
+            << tag << " " << f;
+    }
+}
+
 TEST(Cuda, ASecondGpuWhenThereIsOne) {
   REQUIRE_GPU(second, 1);
   const Pipeline p = testing::one_stage(R"({"stage": "gaussian_blur", "sigma": 2})");

@@ -182,6 +182,23 @@ std::vector<std::uint8_t> read_bytes(const fs::path& p) {
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
 }
 
+std::vector<std::uint8_t> exif_block(int orientation) {
+  return {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0,
+          static_cast<std::uint8_t>(orientation), 0, 0, 0, 0, 0, 0, 0};
+}
+
+std::vector<std::uint8_t> jpeg_with_orientation(const std::vector<std::uint8_t>& jpeg, int orientation) {
+  const auto tiff = exif_block(orientation);
+  const std::size_t len = 2 + 6 + tiff.size();
+  std::vector<std::uint8_t> out(12 + tiff.size() + jpeg.size() - 2);
+  const std::uint8_t app1[12] = {0xFF, 0xD8, 0xFF, 0xE1, static_cast<std::uint8_t>(len >> 8),
+                                 static_cast<std::uint8_t>(len & 255), 'E', 'x', 'i', 'f', 0, 0};
+  std::copy(app1, app1 + 12, out.begin());
+  std::copy(tiff.begin(), tiff.end(), out.begin() + 12);
+  std::copy(jpeg.begin() + 2, jpeg.end(), out.begin() + 12 + static_cast<std::ptrdiff_t>(tiff.size()));  // after SOI
+  return out;
+}
+
 void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes) {
   fs::create_directories(p.parent_path());
   std::ofstream f(p, std::ios::binary);

@@ -59,6 +59,10 @@ struct Result {
 Result run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
 std::vector<std::uint8_t> read_bytes(const fs::path& p);
+
+// A TIFF block with IFD0 holding only the orientation tag, and a JPEG file with it as its EXIF.
+std::vector<std::uint8_t> exif_block(int orientation);
+std::vector<std::uint8_t> jpeg_with_orientation(const std::vector<std::uint8_t>& jpeg, int orientation);
 void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes);
 // A file's contents as text (empty when it cannot be read), and a text file written with its folders.
 std::string read_text(const fs::path& p);

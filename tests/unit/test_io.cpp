@@ -44,21 +44,8 @@ std::string decode_error(const std::vector<std::uint8_t>& bytes, DecodeOptions o
   return "(decoded)";
 }
 
-// A TIFF block with IFD0 holding only the orientation tag.
-std::vector<std::uint8_t> exif_block(int orientation) {
-  return {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0,
-          static_cast<std::uint8_t>(orientation), 0, 0, 0, 0, 0, 0, 0};
-}
-
-std::vector<std::uint8_t> jpeg_with_orientation(const std::vector<std::uint8_t>& jpeg, int orientation) {
-  const auto tiff = exif_block(orientation);
-  const std::size_t len = 2 + 6 + tiff.size();
-  std::vector<std::uint8_t> out{0xFF, 0xD8, 0xFF, 0xE1, static_cast<std::uint8_t>(len >> 8),
-                                static_cast<std::uint8_t>(len & 255), 'E', 'x', 'i', 'f', 0, 0};
-  out.insert(out.end(), tiff.begin(), tiff.end());
-  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());  // the rest after SOI
-  return out;
-}
+using testing::exif_block;
+using testing::jpeg_with_orientation;
 
 std::vector<std::uint8_t> png_with_orientation(const std::vector<std::uint8_t>& png, int orientation) {
   const auto data = exif_block(orientation);
