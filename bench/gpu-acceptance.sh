@@ -385,39 +385,44 @@ PY
   n_in=$(find "$p1_in" -name '*.jpg' | wc -l)
   text "P1 = \`configs/bench-p1.json --format jpg --quality 90\` on $n_in imagenet-like images, $threads threads;" \
        "the I/O floor is \`augment_bench_opencv_p1 io\` (bench/README.md). Each pair runs the floor, augment on the CPU" \
-       "and augment on $gpu in turn ($pairs pairs after one warm-up round); figures are medians of the per-pair ratios." ""
-  p1_one() {  # device -> seconds
+       "and augment on $gpu without and with \`--device-jpeg\` in turn ($pairs rounds after one warm-up round);" \
+       "figures are medians of the per-round ratios." ""
+  p1_one() {  # device [more run options] -> seconds
     rm -rf "$tmp/p1-out"
-    local s e
+    local s e dev=$1
+    shift
     s=$(date +%s.%N)
-    if [ "$1" = floor ]; then "$floor_bin" io "$p1_in" "$tmp/p1-out" "$threads" >/dev/null 2>&1 || return 1
+    if [ "$dev" = floor ]; then "$floor_bin" io "$p1_in" "$tmp/p1-out" "$threads" >/dev/null 2>&1 || return 1
     else "$A" run -c "$P/configs/bench-p1.json" -i "$p1_in" -o "$tmp/p1-out" --format jpg --quality 90 \
-           --threads "$threads" --device "$1" --progress never >/dev/null 2>>"$tmp/p1.err" || return 1
+           --threads "$threads" --device "$dev" --progress never "$@" >/dev/null 2>>"$tmp/p1.err" || return 1
       [ "$(find "$tmp/p1-out" -type f | wc -l)" = "$n_in" ] || return 1
     fi
     e=$(date +%s.%N)
     awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
   }
-  local i f c g p1_ok=1
+  local i f c g j p1_ok=1
   : >"$tmp/p1.tsv"
-  p1_one floor >/dev/null && p1_one cpu >/dev/null && p1_one "$gpu" >/dev/null || p1_ok=0
+  p1_one floor >/dev/null && p1_one cpu >/dev/null && p1_one "$gpu" >/dev/null && p1_one "$gpu" --device-jpeg >/dev/null || p1_ok=0
   for ((i = 0; i < pairs && p1_ok; i++)); do
-    f=$(p1_one floor) && c=$(p1_one cpu) && g=$(p1_one "$gpu") || { p1_ok=0; break; }
-    echo "$f $c $g" >>"$tmp/p1.tsv"
+    f=$(p1_one floor) && c=$(p1_one cpu) && g=$(p1_one "$gpu") && j=$(p1_one "$gpu" --device-jpeg) || { p1_ok=0; break; }
+    echo "$f $c $g $j" >>"$tmp/p1.tsv"
   done
   if [ "$p1_ok" = 1 ]; then
     local p1_table
-    p1_table=$(awk -v gpu="$gpu" '
+    p1_table=$(awk -v gpu="$gpu" -v images="$n_in" '
       function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                           return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-      { n++; f[n] = $1; c[n] = $2; g[n] = $3; cf[n] = $2 / $1; gf[n] = $3 / $1; gc[n] = $3 / $2 }
+      { n++; f[n] = $1; c[n] = $2; g[n] = $3; j[n] = $4; cf[n] = $2 / $1; gf[n] = $3 / $1; gc[n] = $3 / $2; jf[n] = $4 / $1; jg[n] = $4 / $3 }
       END {
         printf "| figure | median |\n|---|---|\n"
-        printf "| I/O floor | %.3f s |\n| augment --device cpu | %.3f s |\n| augment --device %s | %.3f s |\n", median(f, n), median(c, n), gpu, median(g, n)
+        printf "| I/O floor | %.3f s |\n| augment --device cpu | %.3f s (%.0f images/s) |\n", median(f, n), median(c, n), images / median(c, n)
+        printf "| augment --device %s | %.3f s (%.0f images/s) |\n", gpu, median(g, n), images / median(g, n)
+        printf "| augment --device %s --device-jpeg | %.3f s (%.0f images/s) |\n", gpu, median(j, n), images / median(j, n)
         printf "| cpu / I/O floor | %.3f |\n| %s / I/O floor | %.3f |\n| %s / cpu | %.3f |\n", median(cf, n), gpu, median(gf, n), gpu, median(gc, n)
+        printf "| %s --device-jpeg / I/O floor | %.3f |\n| %s --device-jpeg / %s | %.3f |\n", gpu, median(jf, n), gpu, gpu, median(jg, n)
       }' "$tmp/p1.tsv")
     text "$p1_table"
-    result "P1" info "$(echo "$p1_table" | awk -F' *[|] *' '/\/ (I\/O floor|cpu)/ { printf "%s%s = %s", sep, $2, $3; sep = "; " }')"
+    result "P1" info "$(echo "$p1_table" | awk -F' *[|] *' '$2 ~ / \/ / { printf "%s%s = %s", sep, $2, $3; sep = "; " }')"
   else
     text "P1 failed:" && tail -5 "$tmp/p1.err" 2>/dev/null | block
     result "P1" FAIL "a run failed or wrote the wrong number of outputs"
