@@ -2,6 +2,7 @@
 #include "kernels/engines/separable.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -53,6 +54,67 @@ AUG_CLONES void conv_row_symmetric(std::uint32_t* out, const std::uint16_t* m, i
     const std::uint16_t* a = m + k * step;
     const std::uint16_t* b = m + (taps - 1 - k) * step;
     for (int i = 0; i < n; ++i) out[i] += wk * (static_cast<std::uint32_t>(a[i]) + b[i]);
+  }
+}
+
+// acc[i] = w * s[i] (the first tap of a row, instead of clearing and adding)
+template <class S>
+AUG_CLONES void mul_row(std::int32_t* acc, const S* s, int n, std::int32_t w) {
+  for (int i = 0; i < n; ++i) acc[i] = w * static_cast<std::int32_t>(s[i]);
+}
+
+// The largest sum of |weights| of one output of a table: with it, a bound on every partial sum.
+std::int64_t max_abs_sum(const AxisTaps& t, int length) {
+  std::int64_t best = 0;
+  for (int o = 0; o < length; ++o) {
+    std::int64_t s = 0;
+    for (int k = 0; k < t.taps; ++k) s += t.iweight[o * t.taps + k] < 0 ? -t.iweight[o * t.taps + k] : t.iweight[o * t.taps + k];
+    best = std::max(best, s);
+  }
+  return best;
+}
+
+// The horizontal pass over the vertical pass's row `mid` (source columns from cmin): outputs
+// [x0, x1), NT taps each (0: t.taps at run time), C channels, summed in Acc with the rounding
+// constant first; Acc is int32 only where the caller has shown that no sum can overflow it.
+template <class T, class Acc, int C, int NT>
+void gather_row(T* dst, const std::int32_t* mid, const AxisTaps& h, int x0, int x1, int cmin, int shift) {
+  const int taps = NT > 0 ? NT : h.taps;
+  const Acc half = Acc{1} << (shift - 1);
+  for (int x = x0; x < x1; ++x) {
+    const std::int32_t* idx = h.index + x * taps;
+    const std::int32_t* w = h.iweight + x * taps;
+    Acc a[C];
+    for (int c = 0; c < C; ++c) a[c] = half;
+    for (int k = 0; k < taps; ++k) {
+      const std::int32_t* m = mid + (idx[k] - cmin) * C;
+      const Acc wk = w[k];
+      for (int c = 0; c < C; ++c) a[c] += wk * m[c];
+    }
+    for (int c = 0; c < C; ++c) dst[x * C + c] = saturate<T>(a[c] >> shift);
+  }
+}
+
+template <class T, class Acc, int C>
+void gather_row_taps(T* dst, const std::int32_t* mid, const AxisTaps& h, int x0, int x1, int cmin, int shift) {
+  switch (h.taps) {
+    case 1: return gather_row<T, Acc, C, 1>(dst, mid, h, x0, x1, cmin, shift);
+    case 2: return gather_row<T, Acc, C, 2>(dst, mid, h, x0, x1, cmin, shift);
+    case 3: return gather_row<T, Acc, C, 3>(dst, mid, h, x0, x1, cmin, shift);
+    case 4: return gather_row<T, Acc, C, 4>(dst, mid, h, x0, x1, cmin, shift);
+    default: return gather_row<T, Acc, C, 0>(dst, mid, h, x0, x1, cmin, shift);
+  }
+}
+
+// Every output of a row from the int32 vertical sums; false for a channel count it does not cover.
+template <class T, class Acc>
+bool gather_row_any(T* dst, const std::int32_t* mid, const AxisTaps& h, int width, int channels, int cmin, int shift) {
+  switch (channels) {
+    case 1: gather_row_taps<T, Acc, 1>(dst, mid, h, 0, width, cmin, shift); return true;
+    case 2: gather_row_taps<T, Acc, 2>(dst, mid, h, 0, width, cmin, shift); return true;
+    case 3: gather_row_taps<T, Acc, 3>(dst, mid, h, 0, width, cmin, shift); return true;
+    case 4: gather_row_taps<T, Acc, 4>(dst, mid, h, 0, width, cmin, shift); return true;
+    default: return false;
   }
 }
 
@@ -130,12 +192,26 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
   std::vector<std::uint32_t> acc(narrow ? static_cast<std::size_t>(out.width) * C : 0);
   const ConvRange conv = narrow ? conv_range(h, out.width, false) : ConvRange{};
 
+  // Wide intermediates: every partial sum of the horizontal pass is bounded by the largest
+  // intermediate times the largest sum of |horizontal weights|; int32 holds them when that bound
+  // (with the rounding constant) does.
+  bool int32_sums = false;
+  if constexpr (!narrow) {
+    const std::int64_t mid_max = static_cast<std::int64_t>(SampleTraits<T>::max) * max_abs_sum(v, out.height);
+    int32_sums = mid_max * max_abs_sum(h, out.width) + (std::int64_t{1} << (shift - 1)) <= INT32_MAX;
+  }
+
   for (int y = 0; y < out.height; ++y) {
     // Vertical pass over the contiguous source columns the horizontal taps need.
-    std::fill(mid.begin(), mid.end(), M{0});
     const std::int32_t* vw = v.iweight + y * v.taps;
     const std::int32_t* vi = v.index + y * v.taps;
     int t = 0;
+    if constexpr (!narrow) {
+      mul_row(mid.data(), in.row(vi[0]) + cmin * C, n_mid, vw[0]);
+      t = 1;
+    } else {
+      std::fill(mid.begin(), mid.end(), M{0});
+    }
     if constexpr (narrow) {
       if (symmetric(vw, v.taps)) {  // regrouping exact integer terms: any row indices
         for (; t < v.taps / 2; ++t)
@@ -162,6 +238,11 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
         }
       }
     };
+    if constexpr (!narrow) {
+      const bool done = int32_sums ? gather_row_any<T, std::int32_t>(dst, mid.data(), h, out.width, C, cmin, shift)
+                                   : gather_row_any<T, std::int64_t>(dst, mid.data(), h, out.width, C, cmin, shift);
+      if (done) x = out.width;
+    }
     if constexpr (narrow) {
       if (conv.x1 - conv.x0 >= 8) {
         gather_to(conv.x0);
