@@ -1,6 +1,7 @@
 // The CPU paths that call OpenCV or a host driver of their own (resize's area halving, bilinear,
-// nearest and bicubic/area sums, gaussian_blur's 8-bit path) against the kernels run on the host, on
-// photographs and on random images of awkward sizes: 0 differing values.
+// nearest and bicubic/area sums, gaussian_blur's 8-bit path, the window of crop and pad, invert, grayscale,
+// channel_shuffle, the constant fills of random_erasing and coarse_dropout) against the kernels run
+// on the host, on photographs and on random images of awkward sizes: 0 differing values.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -86,6 +87,33 @@ TEST(CpuDrivers, GaussianBlurEightBitEqualsTheKernelsForEveryBorder) {
                              R"("sigma": 2.0, "kernel_size": 3)", R"("sigma": 9.0)"})
       expect_parity(std::string(R"({"stage": "gaussian_blur", )") + blur + R"(, "border": ")" + border + "\"}",
                     {DType::U8}, kChannels);
+}
+
+TEST(CpuDrivers, CropAndPadWindowsEqualTheKernels) {
+  for (const char* border : {"constant", "replicate", "reflect", "reflect101", "wrap"}) {
+    const std::string b = std::string(R"(, "border": ")") + border + "\"";
+    expect_parity(R"({"stage": "crop", "size": [30, 20], "padding": [5, 3, 2, 7], "position": "random")" + b + "}",
+                  kAll, kChannels, 3);
+    expect_parity(R"({"stage": "crop", "size": [70, 60], "padding": 4, "pad_if_needed": true, "position": "random")" +
+                      b + "}",
+                  kAll, kChannels, 3);
+    expect_parity(R"({"stage": "crop", "size": [9, 4], "pad_if_needed": true)" + b + "}", kAll, kChannels, 2);
+  }
+}
+
+TEST(CpuDrivers, InvertEqualsTheKernels) { expect_parity(R"({"stage": "invert"})", kAll, kChannels); }
+
+TEST(CpuDrivers, GrayscaleEqualsTheKernels) { expect_parity(R"({"stage": "grayscale"})", kAll, {3, 4}); }
+
+TEST(CpuDrivers, ChannelShuffleEqualsTheKernelsForEveryDrawnOrder) {
+  expect_parity(R"({"stage": "channel_shuffle", "p": 1})", kAll, kChannels, 12);
+}
+
+TEST(CpuDrivers, ConstantFillsEqualTheKernels) {
+  expect_parity(R"({"stage": "random_erasing", "p": 1})", kAll, kChannels, 4);
+  expect_parity(R"({"stage": "random_erasing", "p": 1, "value": [0.2, 0.5, 0.9]})", kAll, kChannels, 4);
+  expect_parity(R"({"stage": "coarse_dropout", "p": 1, "num_holes": [8, 16], "hole_height": [2, 9], "hole_width": [2, 9]})",
+                kAll, kChannels, 4);
 }
 
 }  // namespace
