@@ -435,7 +435,8 @@ PY
     repeats=2
     text "Emulated: the \"kernel\" columns time the kernel bodies run as host loops; they say nothing about a GPU." ""
   fi
-  text "\`augment_bench_stages --device $gpu --image $(basename "$image") --repeats $repeats\`: each stage's CPU path," \
+  text "\`augment_bench_stages --device $gpu --image $(basename "$image") --repeats $repeats\`: each stage's CPU path" \
+       "(against decoding and against its OpenCV counterpart on one thread)," \
        "and its kernels with the input resident on the device (CUDA events), the bandwidth of reading the input and" \
        "writing the output once, and that as a share of the device's copy bandwidth." ""
   if (cd "$P" && bin/augment_bench_stages --device "$gpu" --image "$image" --repeats "$repeats") >"$tmp/stages.txt" 2>&1; then

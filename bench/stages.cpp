@@ -2,6 +2,8 @@
 // configurations every registered stage declares (StageSpec::bench), each on the input image:
 //   - decoding the image file, the reference the CPU path of every stage should stay under;
 //   - each stage's CPU path (median of the repeats);
+//   - the OpenCV call that does the same job with the same resolved parameters (bench/counterparts.hpp),
+//     on one thread, timed in turn with the stage, and the ratio of the two ("—" where OpenCV has none);
 //   - with --device, its kernels on that device (CUDA events, input resident, no transfers),
 //     the effective bandwidth (bytes read + written once) and its share of the device's copy
 //     bandwidth.
@@ -12,8 +14,12 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include <opencv2/core.hpp>
+
+#include "bench/counterparts.hpp"
 #include "bench/timing.hpp"
 #include "lib/run/devices.hpp"
 #include "lib/exec/backend.hpp"
@@ -59,6 +65,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    cv::setNumThreads(1);  // OpenCV's own functions on one thread, as the stages here
     const auto bytes = read_file(image);
     const Image in = decode_image(bytes.data(), bytes.size(), {});
     const std::vector<nlohmann::ordered_json> stages = bench_stages(only);
@@ -94,7 +101,7 @@ int main(int argc, char** argv) {
       std::printf("device copy bandwidth (read + write): %.0f GB/s\n", copy_gbs);
     }
 
-    std::printf("\n| stage | output | CPU ms | CPU / decode |%s\n|---|---|---|---|%s\n",
+    std::printf("\n| stage | output | CPU ms | CPU / decode | OpenCV ms | augment / OpenCV |%s\n|---|---|---|---|---|---|%s\n",
                 api ? " kernel ms | GB/s | % of copy |" : "", api ? "---|---|---|" : "");
     HostKernelContext host;
     for (const auto& stage : stages) {
@@ -103,14 +110,32 @@ int main(int argc, char** argv) {
       const Plan plan = one.plan(0, "bench", 0, in.shape());
       const Op& op = *plan.steps.at(0).op;
       Image out(op.out_shape());
-      const double cpu_ms = median_ms(repeats, [&] {
+      auto ours = [&] {
         op.run(host, in.ref(), out.ref());
         host.reset();  // scratch is reused image after image, as in a run
-      });
+      };
+      // The OpenCV counterpart, with the parameters the stage resolved (8-bit images), timed in
+      // turn with the stage.
+      const cv::Mat src = as_mat(in.ref());
+      cv::Mat dst;
+      const bench::Counterpart cv_call =
+          in.shape().dtype == DType::U8 ? bench::opencv_counterpart(stage.at("stage").get<std::string>(), op, src, dst)
+                                        : bench::Counterpart{};
+      double cpu_ms = 0, cv_ms = 0;
+      if (cv_call.call) std::tie(cpu_ms, cv_ms) = bench::median_pair_ms(repeats, ours, cv_call.call);
+      else cpu_ms = median_ms(repeats, ours);
       nlohmann::ordered_json label = stage;
       label.erase("p");  // every configuration runs with p = 1
       std::printf("| %s | %dx%d | %.3f | %.2f |", label.dump().c_str(), op.out_shape().width, op.out_shape().height,
                   cpu_ms, cpu_ms / decode);
+      if (cv_call.call) {
+        std::printf(" %.3f | %.2fx |", cv_ms, cpu_ms / cv_ms);
+        // A table read off 256 values stands for the stage only if the stage is per-value.
+        if (cv_call.what == "LUT" && cv::norm(dst, as_mat(out.ref()), cv::NORM_INF) != 0)
+          std::fprintf(stderr, "%s: cv::LUT differs from the stage's output\n", label.dump().c_str());
+      } else {
+        std::printf(" — | — |");
+      }
       if (api) {
         const double ms = gpu::time_kernels(*api, index, op, in, repeats);
         const double gbs = static_cast<double>(in.shape().bytes() + op.out_shape().bytes()) / (ms * 1e6);

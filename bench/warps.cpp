@@ -14,6 +14,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "bench/counterparts.hpp"
 #include "bench/timing.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/pipeline.hpp"
@@ -22,18 +23,8 @@
 
 using namespace aug;
 
-using bench::median_ms;
 
-int cv_border(const std::string& b) {
-  if (b == "replicate") return cv::BORDER_REPLICATE;
-  if (b == "reflect") return cv::BORDER_REFLECT;
-  if (b == "reflect101") return cv::BORDER_REFLECT_101;
-  if (b == "wrap") return cv::BORDER_WRAP;
-  return cv::BORDER_CONSTANT;
-}
-int cv_interp(const std::string& i) {
-  return i == "nearest" ? cv::INTER_NEAREST : (i == "bilinear" ? cv::INTER_LINEAR : cv::INTER_CUBIC);
-}
+using bench::cv_border;
 
 int main(int argc, char** argv) {
   std::string image = "bench/corpus/hd1080/class00/img00000.jpg";
@@ -81,24 +72,27 @@ int main(int argc, char** argv) {
         const Plan plan = one.plan(0, "bench", 0, in.shape());
         const Op& op = *plan.steps.at(0).op;
         Image out(op.out_shape());
-        const double ours = median_ms(repeats, [&] {
-          op.run(host, in.ref(), out.ref());
-          host.reset();
-        });
         const nlohmann::json m = op.params();
         std::array<double, 9> a = m.at("matrix").get<std::array<double, 9>>();
         const cv::Size size(m.at("width").get<int>(), m.at("height").get<int>());
         const std::vector<double> f = m.at("fill").get<std::vector<double>>();
         cv::Scalar fill;
         for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
-        const int interp = cv_interp(m.at("interpolation").get<std::string>());
+        const int interp = bench::cv_warp_interp(m.at("interpolation").get<std::string>());
         const int border = cv_border(m.at("border").get<std::string>());
         cv::Mat dst;
         const bool affine = a[6] == 0 && a[7] == 0 && a[8] == 1;
-        const double theirs = median_ms(repeats, [&] {
-          if (affine) cv::warpAffine(src, dst, cv::Mat(2, 3, CV_64F, a.data()), size, interp, border, fill);
-          else cv::warpPerspective(src, dst, cv::Mat(3, 3, CV_64F, a.data()), size, interp, border, fill);
-        });
+        // In turn, so that a change in the machine's load reaches both alike.
+        const auto [ours, theirs] = bench::median_pair_ms(
+            repeats,
+            [&] {
+              op.run(host, in.ref(), out.ref());
+              host.reset();
+            },
+            [&] {
+              if (affine) cv::warpAffine(src, dst, cv::Mat(2, 3, CV_64F, a.data()), size, interp, border, fill);
+              else cv::warpPerspective(src, dst, cv::Mat(3, 3, CV_64F, a.data()), size, interp, border, fill);
+            });
         std::printf("| %s %s | %.2f | %.2f | %.2fx |\n", name, entry.c_str(), ours, theirs, ours / theirs);
       }
     }

@@ -27,6 +27,7 @@ struct GrayPixel {
 
 template <class T>
 void grayscale(View<const T> in, View<T> out, const Exec& exec) {
+  if (exec.cpu) return cpu::grayscale(in, out);
   for_2d(GrayPixel<T>{in, out}, out.width, out.height, exec, "grayscale");
 }
 

@@ -24,8 +24,13 @@ AUG_HD T grayscale_value(T r, T g, T b) {
   else return static_cast<T>(l);  // truncation, as torch's float -> uint8 cast
 }
 
-// `in` has 3 or 4 channels.
+// `in` has 3 or 4 channels. The CPU backend runs the host driver below (the same formula).
 template <class T>
 void grayscale(View<const T> in, View<T> out, const Exec& exec);
+
+namespace cpu {  // the vectorised host driver (the CPU backend)
+template <class T>
+void grayscale(View<const T> in, View<T> out);
+}  // namespace cpu
 
 }  // namespace aug::k

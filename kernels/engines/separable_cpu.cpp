@@ -2,6 +2,7 @@
 #include "kernels/engines/separable.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -53,6 +54,67 @@ AUG_CLONES void conv_row_symmetric(std::uint32_t* out, const std::uint16_t* m, i
     const std::uint16_t* a = m + k * step;
     const std::uint16_t* b = m + (taps - 1 - k) * step;
     for (int i = 0; i < n; ++i) out[i] += wk * (static_cast<std::uint32_t>(a[i]) + b[i]);
+  }
+}
+
+// acc[i] = w * s[i] (the first tap of a row, instead of clearing and adding)
+template <class S>
+AUG_CLONES void mul_row(std::int32_t* acc, const S* s, int n, std::int32_t w) {
+  for (int i = 0; i < n; ++i) acc[i] = w * static_cast<std::int32_t>(s[i]);
+}
+
+// The largest sum of |weights| of one output of a table: with it, a bound on every partial sum.
+std::int64_t max_abs_sum(const AxisTaps& t, int length) {
+  std::int64_t best = 0;
+  for (int o = 0; o < length; ++o) {
+    std::int64_t s = 0;
+    for (int k = 0; k < t.taps; ++k) s += t.iweight[o * t.taps + k] < 0 ? -t.iweight[o * t.taps + k] : t.iweight[o * t.taps + k];
+    best = std::max(best, s);
+  }
+  return best;
+}
+
+// The horizontal pass over the vertical pass's row `mid` (source columns from cmin): outputs
+// [x0, x1), NT taps each (0: t.taps at run time), C channels, summed in Acc with the rounding
+// constant first; Acc is int32 only where the caller has shown that no sum can overflow it.
+template <class T, class Acc, int C, int NT>
+void gather_row(T* dst, const std::int32_t* mid, const AxisTaps& h, int x0, int x1, int cmin, int shift) {
+  const int taps = NT > 0 ? NT : h.taps;
+  const Acc half = Acc{1} << (shift - 1);
+  for (int x = x0; x < x1; ++x) {
+    const std::int32_t* idx = h.index + x * taps;
+    const std::int32_t* w = h.iweight + x * taps;
+    Acc a[C];
+    for (int c = 0; c < C; ++c) a[c] = half;
+    for (int k = 0; k < taps; ++k) {
+      const std::int32_t* m = mid + (idx[k] - cmin) * C;
+      const Acc wk = w[k];
+      for (int c = 0; c < C; ++c) a[c] += wk * m[c];
+    }
+    for (int c = 0; c < C; ++c) dst[x * C + c] = saturate<T>(a[c] >> shift);
+  }
+}
+
+template <class T, class Acc, int C>
+void gather_row_taps(T* dst, const std::int32_t* mid, const AxisTaps& h, int x0, int x1, int cmin, int shift) {
+  switch (h.taps) {
+    case 1: return gather_row<T, Acc, C, 1>(dst, mid, h, x0, x1, cmin, shift);
+    case 2: return gather_row<T, Acc, C, 2>(dst, mid, h, x0, x1, cmin, shift);
+    case 3: return gather_row<T, Acc, C, 3>(dst, mid, h, x0, x1, cmin, shift);
+    case 4: return gather_row<T, Acc, C, 4>(dst, mid, h, x0, x1, cmin, shift);
+    default: return gather_row<T, Acc, C, 0>(dst, mid, h, x0, x1, cmin, shift);
+  }
+}
+
+// Every output of a row from the int32 vertical sums; false for a channel count it does not cover.
+template <class T, class Acc>
+bool gather_row_any(T* dst, const std::int32_t* mid, const AxisTaps& h, int width, int channels, int cmin, int shift) {
+  switch (channels) {
+    case 1: gather_row_taps<T, Acc, 1>(dst, mid, h, 0, width, cmin, shift); return true;
+    case 2: gather_row_taps<T, Acc, 2>(dst, mid, h, 0, width, cmin, shift); return true;
+    case 3: gather_row_taps<T, Acc, 3>(dst, mid, h, 0, width, cmin, shift); return true;
+    case 4: gather_row_taps<T, Acc, 4>(dst, mid, h, 0, width, cmin, shift); return true;
+    default: return false;
   }
 }
 
@@ -113,6 +175,118 @@ ConvRange conv_range(const AxisTaps& h, int out_width, bool use_float) {
   return best;
 }
 
+// The horizontal pass of one source row into exact int32 sums (no rounding yet): NT taps (0: t.taps
+// at run time), C channels.
+template <class T, int C, int NT>
+void hsum_row(std::int32_t* dst, const T* src, const AxisTaps& h, int width) {
+  const int taps = NT > 0 ? NT : h.taps;
+  for (int x = 0; x < width; ++x) {
+    const std::int32_t* idx = h.index + x * taps;
+    const std::int32_t* w = h.iweight + x * taps;
+    std::int32_t a[C] = {};
+    for (int k = 0; k < taps; ++k) {
+      const T* p = src + idx[k] * C;
+      for (int c = 0; c < C; ++c) a[c] += w[k] * static_cast<std::int32_t>(p[c]);
+    }
+    for (int c = 0; c < C; ++c) dst[x * C + c] = a[c];
+  }
+}
+
+template <class T, int C>
+void hsum_row_taps(std::int32_t* dst, const T* src, const AxisTaps& h, int width) {
+  switch (h.taps) {
+    case 1: return hsum_row<T, C, 1>(dst, src, h, width);
+    case 2: return hsum_row<T, C, 2>(dst, src, h, width);
+    case 3: return hsum_row<T, C, 3>(dst, src, h, width);
+    case 4: return hsum_row<T, C, 4>(dst, src, h, width);
+    default: return hsum_row<T, C, 0>(dst, src, h, width);
+  }
+}
+
+template <class T>
+void hsum_row_any(std::int32_t* dst, const T* src, const AxisTaps& h, int width, int channels) {
+  switch (channels) {
+    case 1: return hsum_row_taps<T, 1>(dst, src, h, width);
+    case 2: return hsum_row_taps<T, 2>(dst, src, h, width);
+    case 3: return hsum_row_taps<T, 3>(dst, src, h, width);
+    default: return hsum_row_taps<T, 4>(dst, src, h, width);
+  }
+}
+
+// out[i] = sat((half + sum_k w[k] * rows[k][i]) >> shift); four taps in one loop, others through acc.
+template <class T, class Acc>
+AUG_CLONES void vsum_row4(T* out, const std::int32_t* r0, const std::int32_t* r1, const std::int32_t* r2,
+                          const std::int32_t* r3, const std::int32_t* w, int n, int shift) {
+  const Acc half = Acc{1} << (shift - 1), w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+  constexpr Acc top = static_cast<Acc>(SampleTraits<T>::max);
+  for (int i = 0; i < n; ++i) {
+    Acc v = (half + w0 * r0[i] + w1 * r1[i] + w2 * r2[i] + w3 * r3[i]) >> shift;
+    v = v < 0 ? 0 : v;
+    v = v > top ? top : v;
+    out[i] = static_cast<T>(v);
+  }
+}
+template <class Acc>
+AUG_CLONES void vsum_first(Acc* acc, const std::int32_t* r, std::int32_t w, int n, int shift) {
+  const Acc half = Acc{1} << (shift - 1);
+  for (int i = 0; i < n; ++i) acc[i] = half + static_cast<Acc>(w) * r[i];
+}
+template <class Acc>
+AUG_CLONES void vsum_add(Acc* acc, const std::int32_t* r, std::int32_t w, int n) {
+  for (int i = 0; i < n; ++i) acc[i] += static_cast<Acc>(w) * r[i];
+}
+template <class T, class Acc>
+AUG_CLONES void vsum_finish(T* out, const Acc* acc, int n, int shift) {
+  constexpr Acc top = static_cast<Acc>(SampleTraits<T>::max);
+  for (int i = 0; i < n; ++i) {
+    Acc v = acc[i] >> shift;
+    v = v < 0 ? 0 : v;
+    v = v > top ? top : v;
+    out[i] = static_cast<T>(v);
+  }
+}
+
+// Integer images with wide weights, horizontal pass first (cheaper when enlarging vertically: each
+// source row is resampled once, into a ring of rows as deep as the rows one output reads), then
+// the vertical sums of whole rows. Acc: int32 where the caller has bounded every sum below 2^31.
+template <class T, class Acc>
+void separable_integer_rows(View<const T> in, View<T> out, const AxisTaps& h, const AxisTaps& v, int frac_bits) {
+  const int C = in.channels, n = out.width * C, shift = 2 * frac_bits;
+  int depth = 1;
+  for (int y = 0; y < out.height; ++y) {
+    const std::int32_t* vi = v.index + y * v.taps;
+    const auto [lo, hi] = std::minmax_element(vi, vi + v.taps);
+    depth = std::max(depth, *hi - *lo + 1);
+  }
+  std::vector<std::int32_t> ring(static_cast<std::size_t>(depth) * n);
+  std::vector<int> held(static_cast<std::size_t>(depth), -1);  // the source row in each slot
+  std::vector<Acc> acc(static_cast<std::size_t>(n));
+  std::vector<const std::int32_t*> rows(static_cast<std::size_t>(v.taps));
+  for (int y = 0; y < out.height; ++y) {
+    const std::int32_t* vi = v.index + y * v.taps;
+    const std::int32_t* vw = v.iweight + y * v.taps;
+    // The rows of one output span at most `depth` consecutive source rows: distinct slots.
+    for (int k = 0; k < v.taps; ++k) {
+      const int slot = vi[k] % depth;
+      std::int32_t* r = ring.data() + static_cast<std::size_t>(slot) * n;
+      if (held[slot] != vi[k]) {
+        hsum_row_any(r, in.row(vi[k]), h, out.width, C);
+        held[slot] = vi[k];
+      }
+      rows[k] = r;
+    }
+    T* dst = out.row(y);
+    if (v.taps == 4) {
+      vsum_row4<T, Acc>(dst, rows[0], rows[1], rows[2], rows[3], vw, n, shift);
+      continue;
+    }
+    vsum_first(acc.data(), rows[0], vw[0], n, shift);
+    for (int k = 1; k < v.taps; ++k)
+      if (vw[k] != 0) vsum_add(acc.data(), rows[k], vw[k], n);
+    vsum_finish(dst, acc.data(), n, shift);
+  }
+}
+
 // Integer images, vertical pass first. M is the intermediate: uint16 for 8-bit images with 8-bit
 // weights (bilinear, nearest, blur: non-negative, summing to 256), int32 otherwise.
 template <class T, class M>
@@ -130,12 +304,39 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
   std::vector<std::uint32_t> acc(narrow ? static_cast<std::size_t>(out.width) * C : 0);
   const ConvRange conv = narrow ? conv_range(h, out.width, false) : ConvRange{};
 
+  // Wide intermediates: every partial sum of the horizontal pass is bounded by the largest
+  // intermediate times the largest sum of |horizontal weights|; int32 holds them when that bound
+  // (with the rounding constant) does.
+  bool int32_sums = false;
+  if constexpr (!narrow) {
+    const std::int64_t max = SampleTraits<T>::max, hsum = max_abs_sum(h, out.width), vsum = max_abs_sum(v, out.height);
+    int32_sums = max * vsum * hsum + (std::int64_t{1} << (shift - 1)) <= INT32_MAX;
+    // Horizontal pass first when that costs less: it resamples each source row once (gathers, the
+    // expensive part) where the vertical-first order gathers once per output row. Its int32 rows
+    // need max * hsum below 2^31, as the vertical-first order needs max * vsum.
+    const double gathers = static_cast<double>(out.width) * C * h.taps;
+    int lo = v.index[0], hi = v.index[0];
+    for (int i = 0; i < out.height * v.taps; ++i) lo = std::min(lo, v.index[i]), hi = std::max(hi, v.index[i]);
+    const double rows_first = (hi - lo + 1) * gathers * 4 + static_cast<double>(out.height) * v.taps * out.width * C;
+    const double columns_first = static_cast<double>(out.height) * (v.taps * static_cast<double>(n_mid) + gathers * 4);
+    if (rows_first < columns_first && max * hsum <= INT32_MAX) {
+      if (int32_sums) separable_integer_rows<T, std::int32_t>(in, out, h, v, frac_bits);
+      else separable_integer_rows<T, std::int64_t>(in, out, h, v, frac_bits);
+      return;
+    }
+  }
+
   for (int y = 0; y < out.height; ++y) {
     // Vertical pass over the contiguous source columns the horizontal taps need.
-    std::fill(mid.begin(), mid.end(), M{0});
     const std::int32_t* vw = v.iweight + y * v.taps;
     const std::int32_t* vi = v.index + y * v.taps;
     int t = 0;
+    if constexpr (!narrow) {
+      mul_row(mid.data(), in.row(vi[0]) + cmin * C, n_mid, vw[0]);
+      t = 1;
+    } else {
+      std::fill(mid.begin(), mid.end(), M{0});
+    }
     if constexpr (narrow) {
       if (symmetric(vw, v.taps)) {  // regrouping exact integer terms: any row indices
         for (; t < v.taps / 2; ++t)
@@ -162,6 +363,11 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
         }
       }
     };
+    if constexpr (!narrow) {
+      const bool done = int32_sums ? gather_row_any<T, std::int32_t>(dst, mid.data(), h, out.width, C, cmin, shift)
+                                   : gather_row_any<T, std::int64_t>(dst, mid.data(), h, out.width, C, cmin, shift);
+      if (done) x = out.width;
+    }
     if constexpr (narrow) {
       if (conv.x1 - conv.x0 >= 8) {
         gather_to(conv.x0);

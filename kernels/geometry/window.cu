@@ -32,6 +32,7 @@ struct WindowPixels {
 template <class T>
 void window(View<const T> in, View<T> out, WindowAxis x, WindowAxis y, int border, WindowFill<T> fill,
             const Exec& exec) {
+  if (exec.cpu) return cpu::window(in, out, x, y, border, fill);
   for_2d(WindowPixels<T>{in, out, x, y, border, fill}, out.width, out.height, exec, "window");
 }
 

@@ -35,8 +35,14 @@ struct WindowFill {
   T value[4];
 };
 
+// The CPU backend runs the host driver below (the same map, rows copied in runs).
 template <class T>
 void window(View<const T> in, View<T> out, WindowAxis x, WindowAxis y, int border, WindowFill<T> fill,
             const Exec& exec);
+
+namespace cpu {  // the host driver (the CPU backend)
+template <class T>
+void window(View<const T> in, View<T> out, WindowAxis x, WindowAxis y, int border, WindowFill<T> fill);
+}  // namespace cpu
 
 }  // namespace aug::k

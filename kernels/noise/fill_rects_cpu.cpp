@@ -38,17 +38,29 @@ void fill_rects(View<const T> in, View<T> out, const FillArgs& a) {
   const std::size_t row = static_cast<std::size_t>(out.width) * C * sizeof(T);
   for (int y = 0; y < out.height; ++y) std::memcpy(out.row(y), in.row(y), row);
   std::vector<std::uint32_t> words(a.random ? 3 * static_cast<std::size_t>(out.width) : 0);
+  // A constant fill: its samples once; with every channel filled, one row segment copied per row.
+  T fill[4] = {};
+  for (int c = 0; c < cc && c < 4; ++c) fill[c] = static_cast<T>(a.fill[c]);
+  std::vector<T> segment;
   for (int r = 0; r < a.count; ++r) {
     const int* q = a.rects + 4 * r;
     const int x0 = q[0] < 0 ? 0 : q[0], y0 = q[1] < 0 ? 0 : q[1];
     const int x1 = q[2] > out.width ? out.width : q[2], y1 = q[3] > out.height ? out.height : q[3];
     if (x1 <= x0) continue;
     const int n = x1 - x0;
+    if (!a.random && cc == C) {
+      segment.resize(static_cast<std::size_t>(n) * C);
+      for (int x = 0; x < n; ++x)
+        for (int c = 0; c < C; ++c) segment[static_cast<std::size_t>(x) * C + c] = fill[c];
+      for (int y = y0; y < y1; ++y)
+        std::memcpy(out.row(y) + static_cast<std::size_t>(x0) * C, segment.data(), segment.size() * sizeof(T));
+      continue;
+    }
     for (int y = y0; y < y1; ++y) {
       T* d = out.row(y) + static_cast<std::size_t>(x0) * C;
       if (!a.random) {
         for (int x = 0; x < n; ++x)
-          for (int c = 0; c < cc; ++c) d[x * C + c] = static_cast<T>(a.fill[c]);
+          for (int c = 0; c < cc; ++c) d[x * C + c] = fill[c];
         continue;
       }
       std::uint32_t* w[3] = {words.data(), words.data() + n, words.data() + 2 * n};

@@ -30,6 +30,11 @@ class InvertOp final : public Op {
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     if (in.shape.dtype == DType::F32)
       return k::invert_float(in.view<const float>(), out.view<float>(), color_channels(in.shape), ctx.exec());
+    if (ctx.cpu()) {  // max - v is ~v for 8- and 16-bit samples: the host driver complements, no table
+      const int cc = color_channels(in.shape);
+      if (in.shape.dtype == DType::U8) return k::cpu::invert_integer(in.view<const std::uint8_t>(), out.view<std::uint8_t>(), cc);
+      return k::cpu::invert_integer(in.view<const std::uint16_t>(), out.view<std::uint16_t>(), cc);
+    }
     run_table(ctx, in, out, [](std::int64_t v, std::int64_t max, int) { return max - v; });
   }
   nlohmann::json params() const override { return nlohmann::json::object(); }

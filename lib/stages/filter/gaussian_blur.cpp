@@ -3,6 +3,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "lib/io/cv_bridge.hpp"
 #include "lib/stages/engines/resample.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -60,6 +61,17 @@ class BlurOp final : public Op {
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     const DType t = in.shape.dtype;
+    if (ctx.cpu() && t == DType::U8) {
+      // cv::GaussianBlur's 8-bit path computes exactly this: the same kernel, rounded to the same
+      // 8-bit taps, the same sums and one rounding (docs/arithmetic.md#gaussian_blur); ISOLATED keeps
+      // it off pixels outside the view. The tests hold the two equal.
+      static constexpr int kCv[] = {cv::BORDER_CONSTANT, cv::BORDER_REPLICATE, cv::BORDER_REFLECT,
+                                    cv::BORDER_REFLECT_101};  // in Border's order; no wrap here
+      cv::Mat dst = as_mat(out);
+      cv::GaussianBlur(as_mat(in), dst, cv::Size(ksize_, ksize_), sigma_, sigma_,
+                       kCv[static_cast<int>(border_)] | cv::BORDER_ISOLATED);
+      return;
+    }
     const std::vector<double> k = kernel();
     run_separable(ctx, in, out, blur_axis(in.shape.width, k, border_, t), blur_axis(in.shape.height, k, border_, t),
                   blur_frac_bits(t));

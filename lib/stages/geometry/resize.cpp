@@ -57,7 +57,10 @@ const StageSpec& resize_spec() {
                 R"({"scale": 0.5, "interpolation": "area"})",
                 R"({"scale": 1.6, "interpolation": "area"})"},
       .identity = R"({"scale": 1, "interpolation": "bicubic"})",
-      .bench = {R"({"short_side": 256, "interpolation": "bilinear"})", R"({"scale": 0.5, "interpolation": "area"})", R"({"scale": 0.75, "interpolation": "bicubic"})"},
+      .bench = {R"({"short_side": 256, "interpolation": "bilinear"})", R"({"scale": 0.5, "interpolation": "area"})",
+                R"({"scale": 0.37, "interpolation": "area"})", R"({"scale": 0.75, "interpolation": "bicubic"})",
+                R"({"scale": 1.5, "interpolation": "bicubic"})", R"({"scale": 0.5, "interpolation": "nearest"})",
+                R"({"scale": 1.5, "interpolation": "nearest"})"},
   };
   return spec;
 }
