@@ -97,8 +97,10 @@ pack() {
     cp "$build/$b" "$dest/bin/" || die "missing $build/$b"
   done
   for b in test_unit test_stages test_cli test_cuda; do cp "$build/tests/$b" "$dest/tests/" || die "missing $b"; done
+  # OpenCV's codecs plugin, which augment loads on first use from the loader's path (lib/io/cv_codecs.hpp).
+  cp "$build/lib/libaugment_cvcodecs.so" "$dest/lib/" || die "missing $build/lib/libaugment_cvcodecs.so"
   local libs
-  libs=$(needed_libs "$dest"/bin/* "$dest"/tests/*)
+  libs=$(needed_libs "$dest"/bin/* "$dest"/tests/* "$dest/lib/libaugment_cvcodecs.so")
   for b in $libs; do cp -L "$b" "$dest/lib/"; done
 
   cp -r "$repo/README.md" "$repo/configs" "$repo/samples" "$dest/"

@@ -8,21 +8,25 @@ find_package(JPEG REQUIRED)
 find_package(PNG REQUIRED)
 find_package(Threads REQUIRED)
 
-# OpenCV: core, imgproc and imgcodecs only. Debian's split -dev packages ship no CMake config,
-# so use OpenCVConfig.cmake when a full OpenCV is installed and find the three parts otherwise.
+# OpenCV: core and imgproc (augment_opencv), and imgcodecs (augment_opencv_codecs) for the codec
+# plugin (lib/io/cv_codecs.hpp), the tests and the benchmarks only. Debian's split -dev packages
+# ship no CMake config, so use OpenCVConfig.cmake when a full OpenCV is installed and find the
+# parts otherwise.
 find_package(OpenCV 4 QUIET COMPONENTS core imgproc imgcodecs)
+add_library(augment_opencv INTERFACE)
+add_library(augment_opencv_codecs INTERFACE)
 if(OpenCV_FOUND)
-  add_library(augment_opencv INTERFACE)
   target_include_directories(augment_opencv SYSTEM INTERFACE ${OpenCV_INCLUDE_DIRS})
-  target_link_libraries(augment_opencv INTERFACE opencv_core opencv_imgproc opencv_imgcodecs)
+  target_link_libraries(augment_opencv INTERFACE opencv_core opencv_imgproc)
+  target_link_libraries(augment_opencv_codecs INTERFACE augment_opencv opencv_imgcodecs)
 else()
   find_path(OPENCV_INCLUDE_DIR opencv2/core.hpp PATH_SUFFIXES opencv4 REQUIRED)
-  add_library(augment_opencv INTERFACE)
   target_include_directories(augment_opencv SYSTEM INTERFACE ${OPENCV_INCLUDE_DIR})
   foreach(part core imgproc imgcodecs)
     find_library(OPENCV_${part}_LIBRARY opencv_${part} REQUIRED)
-    target_link_libraries(augment_opencv INTERFACE ${OPENCV_${part}_LIBRARY})
   endforeach()
+  target_link_libraries(augment_opencv INTERFACE ${OPENCV_core_LIBRARY} ${OPENCV_imgproc_LIBRARY})
+  target_link_libraries(augment_opencv_codecs INTERFACE augment_opencv ${OPENCV_imgcodecs_LIBRARY})
   message(STATUS "OpenCV: ${OPENCV_INCLUDE_DIR} (core, imgproc, imgcodecs)")
 endif()
 

@@ -27,7 +27,6 @@ int main(int argc, char** argv) {
   // Parallelism is across images, on every backend: OpenCV calls (decoding, encoding, the CPU
   // stages, verify-devices' comparisons) stay on the thread that makes them, never OpenCV's pool.
   cv::setNumThreads(0);
-  aug::prepare_codecs();
 
   // `augment --verify-devices ...` is `augment verify-devices ...`.
   std::vector<std::string> args(argv, argv + argc);

@@ -9,6 +9,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/io/cv_bridge.hpp"
+#include "lib/io/cv_codecs.hpp"
 #include "lib/io/jpeg.hpp"
 #include "lib/io/png.hpp"
 
@@ -39,12 +40,7 @@ Image decode_with_opencv(const std::uint8_t* data, std::size_t size, Format form
   if (size >= 132 && std::equal(data + 128, data + 132, "DICM"))
     throw InputError(std::string("corrupt ") + format_name(format) +
                      ": it also carries a DICOM signature (DICM at byte 128), which augment does not read");
-  cv::Mat m;
-  try {
-    m = cv::imdecode(cv::Mat(1, static_cast<int>(size), CV_8U, const_cast<std::uint8_t*>(data)), cv::IMREAD_UNCHANGED);
-  } catch (const cv::Exception&) {
-    m.release();
-  }
+  cv::Mat m = cvcodecs::decode(data, size);
   if (m.empty()) throw InputError(std::string("corrupt or truncated ") + format_name(format));
   switch (m.depth()) {
     case CV_8U:
@@ -189,8 +185,6 @@ std::optional<Format> format_for_extension(const std::string& ext) {
   return std::nullopt;
 }
 
-void prepare_codecs() { (void)cv::haveImageWriter(".png"); }
-
 Encoded encode_image(const Image& input, Format format, const EncodeOptions& options) {
   Encoded out;
   Image img = input;
@@ -228,7 +222,7 @@ Encoded encode_image(const Image& input, Format format, const EncodeOptions& opt
       if (format == Format::Webp) params = {cv::IMWRITE_WEBP_QUALITY, options.quality};
       if (format == Format::Png) params = {cv::IMWRITE_PNG_COMPRESSION, 3};
       if (format == Format::Tiff) params = {cv::IMWRITE_TIFF_COMPRESSION, 5};  // LZW: OpenCV's default for float is lossy LogLuv
-      if (!cv::imencode(format_extension(format), bgr, out.bytes, params))
+      if (!cvcodecs::encode(format_extension(format), bgr, params, out.bytes))
         throw InputError(std::string("the ") + format_name(format) + " encoder refused a " + to_string(img.shape()) +
                          " image");
       break;

@@ -50,11 +50,6 @@ struct Encoded {
 
 Encoded encode_image(const Image& image, Format format, const EncodeOptions& options);
 
-// Builds OpenCV's codec registry, which it otherwise builds on first use. Call once before
-// starting threads that decode or encode: the registry is a function-local static, whose
-// initialisation other threads see through a check inlined in OpenCV, invisible to
-// ThreadSanitizer (it reported every later read of the registry's strings as a race).
-void prepare_codecs();
 
 // The image libraries whose arithmetic decides output bytes, each as "name version": OpenCV (at
 // run time), libjpeg-turbo (built with), libpng (at run time).

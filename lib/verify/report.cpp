@@ -4,12 +4,13 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "lib/core/text.hpp"
 #include "lib/io/cv_bridge.hpp"
+#include "lib/io/cv_codecs.hpp"
 #include "lib/verify/verify.hpp"
 
 namespace aug {
@@ -109,7 +110,7 @@ std::string png_data_uri(const Image& rgb) {
   cv::Mat bgr;
   cv::cvtColor(as_mat(rgb.ref()), bgr, cv::COLOR_RGB2BGR);
   std::vector<std::uint8_t> png;
-  cv::imencode(".png", bgr, png);
+  if (!cvcodecs::encode(".png", bgr, {}, png)) throw std::runtime_error("PNG encoder refused the report's image");
   return "data:image/png;base64," + base64(png);
 }
 

@@ -668,5 +668,26 @@ TEST(Run, RegionDecodeWritesTheOutputsOfTheWholeDecode) {
   }
 }
 
+// OpenCV's codecs come from a plugin loaded on first use: a JPEG run never needs it, a PNG output
+// without it fails that output with a message that says what is missing and where it looked.
+TEST(Run, OpenCvCodecsAreLoadedOnlyWhenNeeded) {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  fs::copy_file(testing::samples_dir() / "rocket.jpg", dir / "in/rocket.jpg");
+  const std::vector<std::string> missing{"AUGMENT_CVCODECS=" + (dir / "nowhere/libaugment_cvcodecs.so").string()};
+  auto r = run_cli({"run", "-c", kDefault, "-i", (dir / "in").string(), "-o", (dir / "jpg").string()}, missing);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = run_cli({"run", "-c", kDefault, "-i", (dir / "in").string(), "-o", (dir / "png").string(), "--format", "png"},
+              missing);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("need OpenCV's codecs from libaugment_cvcodecs.so, which could not be loaded; tried " +
+                       (dir / "nowhere/libaugment_cvcodecs.so").string()),
+            std::string::npos)
+      << r.err;
+  r = run_cli({"run", "-c", kDefault, "-i", (dir / "in").string(), "-o", (dir / "png2").string(), "--format", "png"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(list_files(dir / "png2"), std::vector<std::string>{"rocket.png"});
+}
+
 }  // namespace
 }  // namespace aug
