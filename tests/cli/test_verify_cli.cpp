@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "lib/gpu/gpu.hpp"
 #include "tests/support/testing.hpp"
@@ -13,6 +15,7 @@ namespace aug {
 namespace {
 
 using testing::run_cli;
+namespace fs = std::filesystem;
 
 const std::string kDefault = (testing::source_dir() / "configs" / "default.json").string();
 
@@ -66,6 +69,25 @@ TEST(VerifyCli, BuiltInSamplesAgreeAndEveryLineSaysWhatRan) {
   if (!gpu) {
     EXPECT_NE(html.str().find("No GPU was involved"), std::string::npos);
   }
+}
+
+// With shrink-on-load, verify-devices compares what run computes: the input decoded smaller.
+TEST(VerifyCli, ShrinkOnLoadIsVerifiedAsRunDecodes) {
+  testing::TempDir dir;
+  cv::Mat big;
+  cv::resize(cv::imread((testing::samples_dir() / "astronaut.jpg").string()), big, {1024, 1024});
+  fs::create_directories(dir / "in");
+  ASSERT_TRUE(cv::imwrite((dir / "in/big.jpg").string(), big));
+  testing::write_text(dir / "p.json", R"({"version": 1, "decode": {"shrink": true},
+      "stages": [{"stage": "resize", "short_side": 200}, {"stage": "invert"}]})");
+  const auto r = run_cli({"--verify-devices", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(),
+                          "--report", (dir / "v.json").string()});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  std::ifstream f(dir / "v.json");
+  const auto j = nlohmann::json::parse(f);
+  ASSERT_EQ(j["images"].size(), 1u);
+  EXPECT_EQ(j["images"][0]["shape"], nlohmann::json::parse("[256, 256, 3]"));  // 1024 / 4
+  EXPECT_EQ(j["summary"]["all_within_tolerance"], true);
 }
 
 TEST(VerifyCli, TypesAreComparedAndShownWithHeatMaps) {
