@@ -2,9 +2,11 @@
 // lib/io's own libjpeg/libpng readers, BMP, TIFF and WebP through OpenCV), plus the EXIF reader.
 // A rejected file must be rejected with aug::InputError; anything else is a finding, and so is a
 // decoded image that disagrees with the header the size limit (--max-pixels) was checked against,
-// whole or shrunk on load.
+// whole or shrunk on load, or a region decode that disagrees with the whole decode inside its window.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 
 #include <opencv2/core/utility.hpp>
 #include <opencv2/core/utils/logger.hpp>
@@ -47,6 +49,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const bool scaled = info.format == aug::Format::Jpeg && (info.components == 1 || info.components == 3);
       const int k = scaled ? n : 1;
       if (small.width() != aug::shrunk_size(w, k) || small.height() != aug::shrunk_size(h, k)) __builtin_trap();
+      // Region decode of the middle third: accepted too, the same size, the same values inside.
+      aug::DecodeOptions middle = options;
+      const aug::PixelRect r{w / 3, h / 3, 2 * w / 3 + 1, 2 * h / 3 + 1};
+      middle.region = [&r](const aug::Shape&) { return std::optional<aug::PixelRect>(r); };
+      aug::Image part;
+      try {
+        part = aug::decode_image(data, size, middle);
+      } catch (const aug::InputError&) {
+        __builtin_trap();
+      }
+      if (!(part.shape() == image.shape())) __builtin_trap();
+      const std::size_t px = static_cast<std::size_t>(image.channels()) * aug::sample_size(image.dtype());
+      for (int y = r.y0; y < r.y1 && y < image.height(); ++y)
+        if (std::memcmp(part.row(y) + r.x0 * px, image.row(y) + r.x0 * px,
+                        static_cast<std::size_t>(std::min(r.x1, image.width()) - r.x0) * px) != 0)
+          __builtin_trap();
       return 0;
     } catch (const aug::InputError&) {
       // rejected; try once more accepting truncated files
