@@ -166,14 +166,14 @@ bool write_jpeg(jpeg_compress_struct& c, ErrorManager& e, EncodeJob& job) {
 }  // namespace
 
 Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options) {
+  const int n = options.scale_denominator;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    throw std::invalid_argument("jpeg_decode: scale 1/" + std::to_string(n) + " (1, 2, 4 or 8)");
   ErrorManager e;
   init_errors(e);
   jpeg_decompress_struct d;
   d.err = &e.pub;
   jpeg_create_decompress(&d);
-  const int n = options.scale_denominator;
-  if (n != 1 && n != 2 && n != 4 && n != 8)
-    throw std::invalid_argument("jpeg_decode: scale 1/" + std::to_string(n) + " (1, 2, 4 or 8)");
   DecodeJob job{data, size, n, options.x0, options.y0, options.x1, options.y1, 0, 0, 0, false, nullptr, 0, nullptr,
                 nullptr};
   Image image;
