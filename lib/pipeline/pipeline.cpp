@@ -1,6 +1,7 @@
 #include "lib/pipeline/pipeline.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <optional>
 #include <cmath>
@@ -366,14 +367,30 @@ Plan Pipeline::plan(std::uint64_t seed, std::string_view relative_path, std::uin
 
 namespace {
 
-// The stretch of an Op that resamples with one affine map: the longest image of the input's unit
-// steps (below 1: it shrinks). Nothing for other Ops.
-std::optional<double> stretch(const Op& op) {
+// The matrix of an Op that moves pixels with one affine map; nothing for other Ops (a per-pixel
+// field is not even computed).
+std::optional<std::array<double, 9>> affine_map(const Op& op) {
+  if (op.moves_by_field()) return std::nullopt;
   const std::vector<Motion> maps = op.motions();
   if (maps.size() != 1 || maps[0].sources) return std::nullopt;
   const auto& m = maps[0].matrix;
   if (m[6] != 0 || m[7] != 0 || m[8] != 1) return std::nullopt;
-  return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4]));
+  return m;
+}
+
+// The stretch of an Op that resamples with one affine map: the longest image of the input's unit
+// steps (below 1: it shrinks). Nothing for other Ops.
+std::optional<double> stretch(const Op& op) {
+  const auto m = affine_map(op);
+  if (!m) return std::nullopt;
+  return std::max(std::hypot((*m)[0], (*m)[3]), std::hypot((*m)[1], (*m)[4]));
+}
+
+// The first operation that runs, null when none does.
+const Op* first_op(const Plan& p) {
+  for (const Step& s : p.steps)
+    if (s.op) return s.op.get();
+  return nullptr;
 }
 
 // Whether `small`, planned from the image decoded at 1/n, does what `full` does from the first
@@ -436,17 +453,11 @@ std::optional<PixelRect> Pipeline::footprint(std::uint64_t seed, std::string_vie
   try {
     for (std::uint32_t copy : copies) {
       const Plan p = plan(seed, relative_path, copy, in);
-      const Op* first = nullptr;
-      for (const Step& s : p.steps)
-        if (s.op) {
-          first = s.op.get();
-          break;
-        }
+      const Op* first = first_op(p);
       if (!first) return std::nullopt;
-      const std::vector<Motion> maps = first->motions();
-      if (maps.size() != 1 || maps[0].sources) return std::nullopt;
-      const auto& m = maps[0].matrix;
-      if (m[6] != 0 || m[7] != 0 || m[8] != 1) return std::nullopt;
+      const auto map = affine_map(*first);
+      if (!map) return std::nullopt;
+      const auto& m = *map;
       const double det = m[0] * m[4] - m[1] * m[3];
       if (std::abs(det) < 1e-12) return std::nullopt;
       // The output's outer corners taken back to the input.

@@ -49,6 +49,9 @@ class Op {
   // Geometric Ops: how they move pixels; nothing for Ops that leave every pixel where it is
   // (colour, noise, blur), whose labels and masks stay as they are.
   virtual std::optional<Motion> motion() const { return std::nullopt; }
+  // Whether motion() is a per-pixel map (Motion::sources), which costs a pass over the image to
+  // compute: callers that only use a matrix ask this first.
+  virtual bool moves_by_field() const { return false; }
   // Every map the Op applies, in order: its motion() for one Op, one per geometric member for an
   // Op that chains others (the auto-augment policies). This is what labels follow, clipped after
   // each map.

@@ -109,6 +109,8 @@ class ElasticOp final : public Op {
             {kBorder.name, border_words().name(c_.border)}};
   }
 
+  bool moves_by_field() const override { return true; }
+
   std::optional<Motion> motion() const override {
     // Where each output pixel samples: the same field run on an image of its own coordinates,
     // bilinear with the border replicated (a bilinear sample of a linear ramp is the position).
