@@ -8,55 +8,13 @@
 #include <string>
 
 #include <jpeglib.h>
-#include <jerror.h>
 
 #include "lib/core/error.hpp"
+#include "lib/io/jpeg_errors.hpp"
 
 namespace aug {
 
 namespace {
-
-// libjpeg reports fatal errors through error_exit, which must not return: it longjmps back to
-// the setjmp in the function that made the call. Those functions hold only trivial locals.
-struct ErrorManager {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
-  char first_warning[JMSG_LENGTH_MAX];
-  int eof_warnings;
-  int corrupt_warnings;
-};
-
-void on_error(j_common_ptr c) {
-  auto* e = reinterpret_cast<ErrorManager*>(c->err);
-  (*c->err->format_message)(c, e->message);
-  std::longjmp(e->jump, 1);
-}
-
-void on_message(j_common_ptr c, int level) {
-  if (level >= 0) return;  // trace messages
-  auto* e = reinterpret_cast<ErrorManager*>(c->err);
-  switch (c->err->msg_code) {
-    case JWRN_JPEG_EOF: ++e->eof_warnings; break;
-    case JWRN_ARITH_BAD_CODE:
-    case JWRN_BOGUS_PROGRESSION:
-    case JWRN_HIT_MARKER:
-    case JWRN_HUFF_BAD_CODE:
-    case JWRN_MUST_RESYNC:
-    case JWRN_NOT_SEQUENTIAL:
-      if (e->corrupt_warnings++ == 0) (*c->err->format_message)(c, e->first_warning);
-      break;
-    default: break;  // benign: extraneous bytes, Adobe transform, JFIF version...
-  }
-  c->err->num_warnings++;
-}
-
-void init_errors(ErrorManager& e) {
-  std::memset(&e, 0, sizeof e);
-  jpeg_std_error(&e.pub);
-  e.pub.error_exit = on_error;
-  e.pub.emit_message = on_message;
-}
 
 struct DecodeJob {
   const std::uint8_t* data;
@@ -72,7 +30,7 @@ struct DecodeJob {
   std::uint8_t* tail_row;  // scratch row for the last row, below a region
 };
 
-bool read_header(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
+bool read_header(jpeg_decompress_struct& d, JpegErrors& e, DecodeJob& job) {
   if (setjmp(e.jump)) return false;
   jpeg_mem_src(&d, job.data, static_cast<unsigned long>(job.size));
   jpeg_read_header(&d, TRUE);
@@ -89,7 +47,7 @@ bool read_header(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
   return true;
 }
 
-bool read_pixels(jpeg_decompress_struct& d, ErrorManager& e, DecodeJob& job) {
+bool read_pixels(jpeg_decompress_struct& d, JpegErrors& e, DecodeJob& job) {
   if (setjmp(e.jump)) return false;
   // A region: libjpeg-turbo rebuilds whole iMCU columns around it (jpeg_crop_scanline widens the
   // span) and skips the rows above and below without the inverse DCT. Fancy upsampling reads a
@@ -145,7 +103,7 @@ struct EncodeJob {
   unsigned long out_size;
 };
 
-bool write_jpeg(jpeg_compress_struct& c, ErrorManager& e, EncodeJob& job) {
+bool write_jpeg(jpeg_compress_struct& c, JpegErrors& e, EncodeJob& job) {
   if (setjmp(e.jump)) return false;
   jpeg_mem_dest(&c, &job.out, &job.out_size);
   c.image_width = static_cast<JDIMENSION>(job.width);
@@ -169,8 +127,8 @@ Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
   const int n = options.scale_denominator;
   if (n != 1 && n != 2 && n != 4 && n != 8)
     throw std::invalid_argument("jpeg_decode: scale 1/" + std::to_string(n) + " (1, 2, 4 or 8)");
-  ErrorManager e;
-  init_errors(e);
+  JpegErrors e;
+  e.init();
   jpeg_decompress_struct d;
   d.err = &e.pub;
   jpeg_create_decompress(&d);
@@ -205,8 +163,8 @@ std::vector<std::uint8_t> jpeg_encode(const ImageRef& image, int quality) {
   const Shape& s = image.shape;
   if (s.dtype != DType::U8 || (s.channels != 1 && s.channels != 3))
     throw std::invalid_argument("jpeg_encode: needs an 8-bit gray or RGB image, got " + to_string(s));
-  ErrorManager e;
-  init_errors(e);
+  JpegErrors e;
+  e.init();
   jpeg_compress_struct c;
   c.err = &e.pub;
   jpeg_create_compress(&c);

@@ -9,39 +9,12 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "lib/io/jpeg_errors.hpp"
 #include "lib/io/probe.hpp"
 
 namespace aug {
 
 namespace {
-
-// libjpeg's fatal errors longjmp back to the function that made the call, which holds only
-// trivial locals; warnings are counted (any warning sends a file to the full decoder).
-struct Errors {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
-  char first_warning[JMSG_LENGTH_MAX];
-};
-
-void on_error(j_common_ptr c) {
-  auto* e = reinterpret_cast<Errors*>(c->err);
-  (*c->err->format_message)(c, e->message);
-  std::longjmp(e->jump, 1);
-}
-
-void on_message(j_common_ptr c, int level) {
-  if (level >= 0) return;  // trace messages
-  auto* e = reinterpret_cast<Errors*>(c->err);
-  if (c->err->num_warnings++ == 0) (*c->err->format_message)(c, e->first_warning);
-}
-
-void init_errors(Errors& e) {
-  std::memset(&e, 0, sizeof e);
-  jpeg_std_error(&e.pub);
-  e.pub.error_exit = on_error;
-  e.pub.emit_message = on_message;
-}
 
 int round_up(int n, int to) { return (n + to - 1) / to * to; }
 
@@ -67,7 +40,7 @@ struct ReadJob {
   const char* why;
 };
 
-bool read(jpeg_decompress_struct& d, Errors& e, ReadJob& job) {
+bool read(jpeg_decompress_struct& d, JpegErrors& e, ReadJob& job) {
   if (setjmp(e.jump)) return false;
   jpeg_mem_src(&d, job.data, static_cast<unsigned long>(job.size));
   jpeg_read_header(&d, TRUE);
@@ -139,7 +112,7 @@ struct TablesJob {
   k::JpegTables* out;
 };
 
-bool tables(jpeg_compress_struct& c, Errors& e, TablesJob& job) {
+bool tables(jpeg_compress_struct& c, JpegErrors& e, TablesJob& job) {
   if (setjmp(e.jump)) return false;
   set_parameters(c, 16, 16, job.channels, job.quality);
   for (int ci = 0; ci < c.num_components; ++ci) {
@@ -156,7 +129,7 @@ struct WriteJob {
   unsigned long out_size;
 };
 
-bool write(jpeg_compress_struct& c, Errors& e, WriteJob& job) {
+bool write(jpeg_compress_struct& c, JpegErrors& e, WriteJob& job) {
   if (setjmp(e.jump)) return false;
   const k::JpegLayout& l = job.in->layout;
   jpeg_mem_dest(&c, &job.out, &job.out_size);
@@ -193,8 +166,8 @@ bool write(jpeg_compress_struct& c, Errors& e, WriteJob& job) {
 }  // namespace
 
 std::optional<JpegCoefficients> read_jpeg_coefficients(const std::uint8_t* data, std::size_t size, std::string* why) {
-  Errors e;
-  init_errors(e);
+  JpegErrors e;
+  e.init();
   jpeg_decompress_struct d;
   d.err = &e.pub;
   jpeg_create_decompress(&d);
@@ -231,8 +204,8 @@ std::optional<JpegCoefficients> read_jpeg_for_device(const std::uint8_t* data, s
 }
 
 k::JpegTables jpeg_quality_tables(int quality, int channels) {
-  Errors e;
-  init_errors(e);
+  JpegErrors e;
+  e.init();
   jpeg_compress_struct c;
   c.err = &e.pub;
   jpeg_create_compress(&c);
@@ -247,8 +220,8 @@ k::JpegTables jpeg_quality_tables(int quality, int channels) {
 std::vector<std::uint8_t> write_jpeg_coefficients(const JpegCoefficients& coefficients, int quality) {
   if (coefficients.coefficients.size() != coefficients.layout.coefficients())
     throw std::invalid_argument("write_jpeg_coefficients: the coefficients do not fill their layout");
-  Errors e;
-  init_errors(e);
+  JpegErrors e;
+  e.init();
   jpeg_compress_struct c;
   c.err = &e.pub;
   jpeg_create_compress(&c);
