@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <jpeglib.h>
 #include <opencv2/imgproc.hpp>
 
 #include "lib/io/codec.hpp"
@@ -174,6 +176,55 @@ Result run_cli(const std::vector<std::string>& args, const std::vector<std::stri
   ::waitpid(pid, &status, 0);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+namespace {
+
+[[noreturn]] void jpeg_fail(j_common_ptr c) {  // the test's own encoder refusing its settings: a test bug
+  char msg[JMSG_LENGTH_MAX];
+  (*c->err->format_message)(c, msg);
+  std::fprintf(stderr, "libjpeg: %s\n", msg);
+  std::abort();
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> jpeg_variant(const Image& im, int quality, const JpegVariant& v) {
+  jpeg_compress_struct c;
+  jpeg_error_mgr err;
+  c.err = jpeg_std_error(&err);
+  err.error_exit = jpeg_fail;
+  jpeg_create_compress(&c);
+  unsigned char* buf = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&c, &buf, &size);
+  c.image_width = static_cast<JDIMENSION>(im.width());
+  c.image_height = static_cast<JDIMENSION>(im.height());
+  c.input_components = v.cmyk ? 4 : im.channels();
+  c.in_color_space = v.cmyk ? JCS_CMYK : (im.channels() == 1 ? JCS_GRAYSCALE : JCS_RGB);
+  jpeg_set_defaults(&c);
+  jpeg_set_quality(&c, quality, TRUE);
+  if (!v.cmyk) {
+    c.comp_info[0].h_samp_factor = v.h;
+    c.comp_info[0].v_samp_factor = v.v;
+  }
+  if (v.progressive) jpeg_simple_progression(&c);
+  jpeg_start_compress(&c, TRUE);
+  std::vector<std::uint8_t> row(static_cast<std::size_t>(im.width()) * c.input_components);
+  while (c.next_scanline < c.image_height) {
+    const std::uint8_t* src = im.row(static_cast<int>(c.next_scanline));
+    if (v.cmyk)
+      for (int x = 0; x < im.width(); ++x)
+        for (int k = 0; k < 4; ++k) row[4 * x + k] = src[3 * x + std::min(k, 2)];
+    else std::memcpy(row.data(), src, row.size());
+    JSAMPROW r = row.data();
+    jpeg_write_scanlines(&c, &r, 1);
+  }
+  jpeg_finish_compress(&c);
+  jpeg_destroy_compress(&c);
+  std::vector<std::uint8_t> out(buf, buf + size);
+  std::free(buf);
+  return out;
 }
 
 std::vector<std::uint8_t> read_bytes(const fs::path& p) {

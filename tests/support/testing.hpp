@@ -58,6 +58,16 @@ struct Result {
 // and collects its exit code, stdout and stderr.
 Result run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
+// A JPEG encoded by libjpeg at `quality` with component 0 sampled h x v (the chroma stay 1x1:
+// 2x2 is 4:2:0, 2x1 4:2:2, 1x1 4:4:4, 1x2 4:4:0), progressive or not, or as CMYK (from RGB, K = B):
+// the files a decoder meets besides jpeg_encode's. Aborts if libjpeg refuses the settings.
+struct JpegVariant {
+  int h = 2, v = 2;
+  bool progressive = false;
+  bool cmyk = false;
+};
+std::vector<std::uint8_t> jpeg_variant(const Image& im, int quality, const JpegVariant& v);
+
 std::vector<std::uint8_t> read_bytes(const fs::path& p);
 
 // A TIFF block with IFD0 holding only the orientation tag, and a JPEG file with it as its EXIF.

@@ -93,59 +93,6 @@ std::vector<std::uint8_t> device_encode(const Image& im, int quality) {
   return write_jpeg_coefficients(c, quality);
 }
 
-// Encoded by libjpeg with any sampling of component 0 (the chroma stay 1x1), progressive or not,
-// or as CMYK: the files the decoder meets besides jpeg_encode's.
-struct Variant {
-  int h = 2, v = 2;
-  bool progressive = false;
-  bool cmyk = false;
-};
-
-[[noreturn]] void jpeg_fail(j_common_ptr c) {  // the test's own encoder refusing its settings: a test bug
-  char msg[JMSG_LENGTH_MAX];
-  (*c->err->format_message)(c, msg);
-  std::fprintf(stderr, "libjpeg: %s\n", msg);
-  std::abort();
-}
-
-std::vector<std::uint8_t> encode_variant(const Image& im, int quality, const Variant& v) {
-  jpeg_compress_struct c;
-  jpeg_error_mgr err;
-  c.err = jpeg_std_error(&err);
-  err.error_exit = jpeg_fail;
-  jpeg_create_compress(&c);
-  unsigned char* buf = nullptr;
-  unsigned long size = 0;
-  jpeg_mem_dest(&c, &buf, &size);
-  c.image_width = static_cast<JDIMENSION>(im.width());
-  c.image_height = static_cast<JDIMENSION>(im.height());
-  c.input_components = v.cmyk ? 4 : im.channels();
-  c.in_color_space = v.cmyk ? JCS_CMYK : (im.channels() == 1 ? JCS_GRAYSCALE : JCS_RGB);
-  jpeg_set_defaults(&c);
-  jpeg_set_quality(&c, quality, TRUE);
-  if (!v.cmyk) {
-    c.comp_info[0].h_samp_factor = v.h;
-    c.comp_info[0].v_samp_factor = v.v;
-  }
-  if (v.progressive) jpeg_simple_progression(&c);
-  jpeg_start_compress(&c, TRUE);
-  std::vector<std::uint8_t> row(static_cast<std::size_t>(im.width()) * c.input_components);
-  while (c.next_scanline < c.image_height) {
-    const std::uint8_t* src = im.row(static_cast<int>(c.next_scanline));
-    if (v.cmyk)
-      for (int x = 0; x < im.width(); ++x)
-        for (int k = 0; k < 4; ++k) row[4 * x + k] = src[3 * x + std::min(k, 2)];
-    else std::memcpy(row.data(), src, row.size());
-    JSAMPROW r = row.data();
-    jpeg_write_scanlines(&c, &r, 1);
-  }
-  jpeg_finish_compress(&c);
-  jpeg_destroy_compress(&c);
-  std::vector<std::uint8_t> out(buf, buf + size);
-  std::free(buf);
-  return out;
-}
-
 Image crop(const Image& im, int w, int h, int x0 = 0, int y0 = 0) {
   Image out(Shape{w, h, im.channels(), DType::U8});
   for (int y = 0; y < h; ++y)
@@ -229,7 +176,7 @@ TEST(JpegCodec, DecodesEverySamplingAndSizeAsLibjpeg) {
   const auto colour = photographs(false);
   const auto gray = photographs(true);
   const int sizes[][2] = {{1, 1}, {2, 2}, {3, 5}, {7, 9}, {17, 33}, {33, 17}, {100, 75}, {250, 131}, {0, 0}};
-  const Variant variants[] = {{2, 2}, {2, 1}, {1, 1}, {1, 2}, {2, 2, true}, {2, 1, true}, {1, 1, true}};
+  const testing::JpegVariant variants[] = {{2, 2}, {2, 1}, {1, 1}, {1, 2}, {2, 2, true}, {2, 1, true}, {1, 1, true}};
   for (std::size_t p = 0; p < colour.size(); ++p)
     for (const auto& s : sizes) {
       const Image& full = colour[p].second;
@@ -239,11 +186,11 @@ TEST(JpegCodec, DecodesEverySamplingAndSizeAsLibjpeg) {
       for (int q : kQualities) {
         if (s[0] == 0 && q != 75) continue;  // the whole photographs at one quality: the sizes cover the rest
         const std::string what = colour[p].first + " " + std::to_string(w) + "x" + std::to_string(h) + " q" + std::to_string(q);
-        for (const Variant& v : variants)
-          expect_same_decode(encode_variant(im, q, v), what + " h" + std::to_string(v.h) + "v" + std::to_string(v.v) +
+        for (const testing::JpegVariant& v : variants)
+          expect_same_decode(testing::jpeg_variant(im, q, v), what + " h" + std::to_string(v.h) + "v" + std::to_string(v.v) +
                                                            (v.progressive ? " progressive" : ""));
-        expect_same_decode(encode_variant(g, q, {1, 1}), what + " gray");
-        expect_same_decode(encode_variant(g, q, {1, 1, true}), what + " gray progressive");
+        expect_same_decode(testing::jpeg_variant(g, q, {1, 1}), what + " gray");
+        expect_same_decode(testing::jpeg_variant(g, q, {1, 1, true}), what + " gray progressive");
       }
     }
 }
@@ -296,10 +243,10 @@ TEST(JpegCodec, Corpus) {
 TEST(JpegCodec, WhatTheDeviceCannotReproduceIsRefused) {
   const Image im = crop(testing::sample("astronaut.jpg"), 40, 24);
   std::string why;
-  const auto cmyk = encode_variant(im, 90, {1, 1, false, true});
+  const auto cmyk = testing::jpeg_variant(im, 90, {1, 1, false, true});
   EXPECT_FALSE(read_jpeg_coefficients(cmyk.data(), cmyk.size(), &why));
   EXPECT_NE(why.find("CMYK"), std::string::npos) << why;
-  const auto s411 = encode_variant(im, 90, {4, 1});
+  const auto s411 = testing::jpeg_variant(im, 90, {4, 1});
   EXPECT_FALSE(read_jpeg_coefficients(s411.data(), s411.size(), &why));
   EXPECT_NE(why.find("sampling"), std::string::npos) << why;
   std::vector<std::uint8_t> cut = jpeg_encode(im.ref(), 90);
