@@ -14,6 +14,7 @@ usage: bench/p1.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--thre
                    [--device cpu] [--device-jpeg] [--anchor-full] [--verify]
 """
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -52,12 +53,27 @@ def prepare(corpus):
     return anchor
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(doc, pairs):
+    """The options every bench/p*.py takes: --augment, --corpus, --threads, --pairs."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--augment', default=os.path.join(ROOT, 'build', 'apps', 'augment', 'augment'))
     ap.add_argument('--corpus', default=os.path.join(ROOT, 'bench', 'corpus'))
     ap.add_argument('--threads', type=int, default=2)
-    ap.add_argument('--pairs', type=int, default=15)
+    ap.add_argument('--pairs', type=int, default=pairs)
+    return ap
+
+
+def with_shrink(config, work, shrink):
+    """A copy of the pipeline file `config` in `work` with "decode": {"shrink": shrink}; its path."""
+    doc = json.load(open(config))
+    doc['decode'] = {'shrink': shrink}
+    path = os.path.join(work, ('shrink-' if shrink else 'whole-') + os.path.basename(config))
+    json.dump(doc, open(path, 'w'))
+    return path
+
+
+def main():
+    ap = arguments(__doc__, 15)
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--device-jpeg', action='store_true',
                     help='pass --device-jpeg (a GPU --device): JPEG pixel arithmetic on the device')

@@ -11,8 +11,6 @@ them. Also checks every output is 256 on its short side and the peak memory on 4
 
 usage: bench/p2.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--threads 2] [--pairs 21]
 """
-import argparse
-import json
 import math
 import os
 import shutil
@@ -23,25 +21,17 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from p1 import prepare, timed  # noqa: E402
+from p1 import arguments, prepare, timed, with_shrink  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--augment', default=os.path.join(ROOT, 'build', 'apps', 'augment', 'augment'))
-    ap.add_argument('--corpus', default=os.path.join(ROOT, 'bench', 'corpus'))
-    ap.add_argument('--threads', type=int, default=2)
-    ap.add_argument('--pairs', type=int, default=21)
-    a = ap.parse_args()
+    a = arguments(__doc__, 21).parse_args()
 
     anchor = prepare(a.corpus)
     src = os.path.join(a.corpus, 'hd1080')
     work = tempfile.mkdtemp(prefix='augment-bench-')
     shrink_cfg = os.path.join(ROOT, 'configs', 'bench-p2.json')
-    full_cfg = os.path.join(work, 'bench-p2-full.json')
-    doc = json.load(open(shrink_cfg))
-    doc['decode'] = {'shrink': False}
-    json.dump(doc, open(full_cfg, 'w'))
+    full_cfg = with_shrink(shrink_cfg, work, False)
     out = os.path.join(work, 'out')
     T = str(a.threads)
 

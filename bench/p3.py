@@ -14,8 +14,6 @@ both write the same files, all 224x224.
 
 usage: bench/p3.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--threads 2] [--pairs 9]
 """
-import argparse
-import json
 import os
 import shutil
 import statistics
@@ -27,25 +25,17 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from p1 import prepare  # noqa: E402
+from p1 import arguments, prepare, with_shrink  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--augment', default=os.path.join(ROOT, 'build', 'apps', 'augment', 'augment'))
-    ap.add_argument('--corpus', default=os.path.join(ROOT, 'bench', 'corpus'))
-    ap.add_argument('--threads', type=int, default=2)
-    ap.add_argument('--pairs', type=int, default=9)
-    a = ap.parse_args()
+    a = arguments(__doc__, 9).parse_args()
 
     prepare(a.corpus)
     src = os.path.join(a.corpus, 'hd1080')
     work = tempfile.mkdtemp(prefix='augment-bench-')
     cfg = os.path.join(ROOT, 'configs', 'imagenet-train.json')
-    shrink_cfg = os.path.join(work, 'imagenet-train-shrink.json')
-    doc = json.load(open(cfg))
-    doc['decode'] = {'shrink': True}
-    json.dump(doc, open(shrink_cfg, 'w'))
+    shrink_cfg = with_shrink(cfg, work, True)
     T = str(a.threads)
     out_tv, out_aug = os.path.join(work, 'torchvision'), os.path.join(work, 'augment')
 
