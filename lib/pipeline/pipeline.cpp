@@ -485,4 +485,12 @@ std::optional<PixelRect> Pipeline::footprint(std::uint64_t seed, std::string_vie
   return all;
 }
 
+DecodeOptions Pipeline::decode_options(DecodeOptions base, std::uint64_t seed, const std::string& relative_path,
+                                       const std::vector<std::uint32_t>& copies, bool shrink, bool region) const {
+  if (shrink && decode_rules_.shrink)
+    base.shrink = [=, this](const Shape& full) { return shrink_for(seed, relative_path, copies, full); };
+  if (region) base.region = [=, this](const Shape& in) { return footprint(seed, relative_path, copies, in); };
+  return base;
+}
+
 }  // namespace aug

@@ -87,6 +87,10 @@ class Pipeline {
   // (DecodeOptions::region) gives the same outputs as decoding the whole image.
   std::optional<PixelRect> footprint(std::uint64_t seed, std::string_view relative_path,
                                      const std::vector<std::uint32_t>& copies, const Shape& in) const;
+  // `base` for decoding the input at `relative_path` for `copies`: with shrink_for when the file
+  // asks for shrink-on-load and `shrink` allows it, and with footprint when `region`.
+  DecodeOptions decode_options(DecodeOptions base, std::uint64_t seed, const std::string& relative_path,
+                               const std::vector<std::uint32_t>& copies, bool shrink, bool region) const;
 
   // Resolves every random choice for one output. Throws InputError when the image cannot take a
   // stage (a dtype or channel count the stage does not support, a crop larger than the image...).

@@ -383,9 +383,7 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
     if (pipeline.decode_rules().shrink && !format && !masks) {
       std::vector<std::uint32_t> copies(o.variants);
       std::iota(copies.begin(), copies.end(), 0u);
-      DecodeOptions shrink = o.decode;
-      shrink.shrink = [&](const Shape& full) { return pipeline.shrink_for(seed, in.rel, copies, full); };
-      source = decode_image(bytes.data(), bytes.size(), shrink);
+      source = decode_image(bytes.data(), bytes.size(), pipeline.decode_options(o.decode, seed, in.rel, copies, true, false));
     }  // (run's region decode changes no output: the copies here start from the whole image)
     for (std::uint32_t copy = 0; copy < o.variants; ++copy) {
       const Plan plan = pipeline.plan(seed, in.rel, copy, source.shape());

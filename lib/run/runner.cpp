@@ -299,17 +299,14 @@ class Stream {
       const InputFile& in = inputs_[input];
       std::vector<std::uint32_t> copies;
       for (std::size_t j : jobs_of_[input]) copies.push_back(jobs_[j].copy);
-      DecodeOptions options = o_.decode;
-      if (shrink_)
-        options.shrink = [&](const Shape& full) { return pipeline_.shrink_for(seed_, in.rel, copies, full); };
-      // Only the pixels the copies read (a crop's window): the same outputs, less decoding.
-      options.region = [&](const Shape& shape) { return pipeline_.footprint(seed_, in.rel, copies, shape); };
+      // Shrink-on-load when asked for, and only the pixels the copies read (a crop's window).
+      const DecodeOptions options = pipeline_.decode_options(o_.decode, seed_, in.rel, copies, shrink_, true);
       if (o_.device_jpeg) {
         std::string why;
         if (auto c = read_jpeg_for_device(bytes.data(), bytes.size(), o_.decode, &why)) {
           d.image.jpeg = std::make_shared<const JpegCoefficients>(std::move(*c));
           // Shrink-on-load decodes smaller on the CPU, so that every device starts from the same pixels.
-          if (shrink_ && options.shrink(d.image.shape()) > 1) {
+          if (options.shrink && options.shrink(d.image.shape()) > 1) {
             d.image.jpeg.reset();
             jpeg_on_cpu(in.rel + ": decoded on the CPU (shrink-on-load)");
           }

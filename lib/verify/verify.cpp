@@ -165,10 +165,7 @@ void verify_image(Context& ctx, const InputFile& file, std::size_t order, int wo
   try {
     const auto bytes = read_file(file.path);
     // As run decodes copy 0: smaller with the pipeline's shrink-on-load.
-    DecodeOptions options;
-    if (ctx.pipeline.decode_rules().shrink)
-      options.shrink = [&](const Shape& full) { return ctx.pipeline.shrink_for(ctx.seed, file.rel, {0}, full); };
-    native = decode_image(bytes.data(), bytes.size(), options);
+    native = decode_image(bytes.data(), bytes.size(), ctx.pipeline.decode_options({}, ctx.seed, file.rel, {0}, true, false));
   } catch (const std::exception& e) {
     ImageRecord rec;
     rec.input = file.rel;
