@@ -52,12 +52,17 @@ bool read_pixels(jpeg_decompress_struct& d, JpegErrors& e, DecodeJob& job) {
   // A region: libjpeg-turbo rebuilds whole iMCU columns around it (jpeg_crop_scanline widens the
   // span) and skips the rows above and below without the inverse DCT. Fancy upsampling reads a
   // neighbour on each side, so the span asked for reaches a few pixels past the region: inside it
-  // every value is the full decode's (tests/unit/test_io.cpp checks it).
+  // every value is the full decode's (tests/unit/test_io.cpp checks it). A progressive file whose
+  // scans leave coefficients unknown (cut short, or never sent) is rebuilt with block smoothing:
+  // each block's low frequencies estimated from the DC values of up to two blocks on each side.
+  // Cropped, the decoder takes the crop's first column for the image's first, so the crop starts two
+  // blocks of the widest kind (two iMCUs) further left; blocks to the right are read in full.
   JDIMENSION x0 = 0, width = d.output_width, y_end = d.output_height;
   if (job.x1 > 0 && !job.cmyk) {
     constexpr int kMargin = 4;
+    const int smoothing = d.progressive_mode ? 2 * d.max_h_samp_factor * d.min_DCT_scaled_size : 0;
     const int w = static_cast<int>(d.output_width), h = static_cast<int>(d.output_height);
-    const int left = std::max(0, job.x0 - kMargin), right = std::min(w, job.x1 + kMargin);
+    const int left = std::max(0, job.x0 - kMargin - smoothing), right = std::min(w, job.x1 + kMargin);
     const int top = std::max(0, job.y0 - kMargin), bottom = std::min(h, job.y1 + kMargin);
     if (left < right && top < bottom) {
       x0 = static_cast<JDIMENSION>(left);

@@ -377,18 +377,34 @@ TEST(Decode, ShrinkSeesTheOrientedSizeAndLeavesOtherFormatsWhole) {
 }
 
 // Region decode: inside the window every value is the whole decode's, for each chroma sampling,
-// gray, every scale and windows at every offset; far outside it, 0.
+// gray, progressive files whole and cut short, every scale and windows at every offset; far
+// outside it, 0.
 TEST(Decode, ARegionHasTheWholeDecodesValues) {
   cv::Mat photo;
   cv::resize(cv::imread((testing::samples_dir() / "astronaut.jpg").string()), photo, {333, 271});
   cv::cvtColor(photo, photo, cv::COLOR_BGR2RGB);
   const Image rgb = testing::from_mat(photo);
   const Image gray = testing::sample("camera.png");
+  // A progressive file cut short is rebuilt from the scans it has, with libjpeg's block smoothing
+  // (each block's low frequencies estimated from its neighbours' DC values): the window must reach
+  // those neighbours too.
+  const auto cut = [](std::vector<std::uint8_t> bytes) {
+    // Halfway between the second and third start-of-scan markers: inside the second scan's data.
+    std::vector<std::size_t> scans;
+    for (std::size_t i = 0; i + 1 < bytes.size(); ++i)
+      if (bytes[i] == 0xFF && bytes[i + 1] == 0xDA) scans.push_back(i);
+    if (scans.size() < 3) throw std::runtime_error("expected at least 3 scans");
+    bytes.resize((scans[1] + scans[2]) / 2);
+    return bytes;
+  };
   const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
       {"4:4:4", testing::jpeg_variant(rgb, 90, {1, 1})},
       {"4:2:2", testing::jpeg_variant(rgb, 90, {2, 1})},
       {"4:2:0", testing::jpeg_variant(rgb, 90, {2, 2})},
       {"4:4:0", testing::jpeg_variant(rgb, 90, {1, 2})},
+      {"progressive 4:2:0", testing::jpeg_variant(rgb, 90, {2, 2, true})},
+      {"progressive 4:2:0 cut short", cut(testing::jpeg_variant(rgb, 90, {2, 2, true}))},
+      {"progressive 4:4:4 cut short", cut(testing::jpeg_variant(rgb, 90, {1, 1, true}))},
       {"gray", jpeg_encode(gray.ref(), 90)}};
   std::uint32_t state = 7;
   auto next = [&](int n) {
@@ -399,6 +415,7 @@ TEST(Decode, ARegionHasTheWholeDecodesValues) {
   for (const auto& [what, bytes] : files)
     for (int n : {1, 2, 4, 8}) {
       DecodeOptions scaled;
+      scaled.allow_truncated = true;
       scaled.shrink = [n](const Shape&) { return n; };
       const Image whole = decode_image(bytes.data(), bytes.size(), scaled);
       for (int t = 0; t < 25; ++t) {
