@@ -26,8 +26,9 @@
 #         3. compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over a short
 #            `augment run --device cuda:N` on three samples (skipped in emulated mode: the kernels
 #            run as host loops there, nothing for it to see);
-#         4. augment verify-devices --devices all --dtypes u8,u16,f32 over corpus images for every
-#            pipeline in configs/: the CPU against every GPU, differing values per pipeline and type;
+#         4. augment verify-devices --devices all --dtypes u8,u16,f32 --device-jpeg over corpus images
+#            for every pipeline in configs/: the CPU against every GPU, differing values per pipeline
+#            and type, and the GPUs' JPEG decoding and encoding against libjpeg-turbo's;
 #         5. P1 (bench/README.md) with --device cuda:N and with --device cpu against the I/O floor,
 #            alternating in pairs: the median ratios;
 #         6. per-stage kernel times (augment_bench_stages --device): ms, GB/s, % of device copy
@@ -317,12 +318,14 @@ run() {
 
   # 4. verify-devices ------------------------------------------------------------------------------
   section "4. verify-devices: the CPU against every GPU, every pipeline in configs/"
-  text "\`augment verify-devices -c CONFIG -i corpus/imagenet-like --images $verify_images --devices all --dtypes u8,u16,f32\`" \
+  text "\`augment verify-devices -c CONFIG -i corpus/imagenet-like --images $verify_images --devices all --dtypes u8,u16,f32 --device-jpeg\`" \
        "(seed 0). Differing values: the device comparisons (each stage from the CPU's input, and end to end)" \
        "that differ at all, summed over stages and images; u8 must be 0, and every comparison within its" \
        "stage's tolerance (exit 0); a pipeline with a stage that does not take some type (exit 2, e.g. an 8-bit-only" \
-       "stage) is compared on the types it takes." ""
-  text "| pipeline | devices | exit | u8 differing | u16 differing | f32 differing (max) | values compared |" "|---|---|---|---|---|---|---|"
+       "stage) is compared on the types it takes. JPEG codec (--device-jpeg): each GPU's decoding of the inputs" \
+       "(values) and its encoding of the CPU's final images at q95 (file bytes) against libjpeg-turbo's," \
+       "differing / compared; must be 0." ""
+  text "| pipeline | devices | exit | u8 differing | u16 differing | f32 differing (max) | values compared | JPEG decode values | JPEG encode bytes |" "|---|---|---|---|---|---|---|---|---|"
   local verify_bad=0 verify_n=0 name require_gpu=""
   [ "$emulated" = 0 ] && require_gpu=--require-gpu  # on a GPU machine the emulated device is no substitute
   for cfg in "$P"/configs/*.json; do
@@ -330,7 +333,7 @@ run() {
     "$A" validate "$cfg" >/dev/null 2>&1 || continue  # the schema, not a pipeline
     verify_n=$((verify_n + 1))
     (cd "$P" && "$A" verify-devices -c "configs/$name.json" -i corpus/imagenet-like --images "$verify_images" --seed 0 \
-      --devices all --dtypes u8,u16,f32 --threads "$threads" --report "$tmp/verify-$name.json" $require_gpu) \
+      --devices all --dtypes u8,u16,f32 --device-jpeg --threads "$threads" --report "$tmp/verify-$name.json" $require_gpu) \
       >"$tmp/verify-$name.txt" 2>"$tmp/verify-$name.err"
     rc=$?
     local row
@@ -344,15 +347,20 @@ exit_text = sys.argv[2] + (" (types it does not take left out)" if not_taken els
 try:
     r = json.load(open(sys.argv[1]))
 except Exception as e:
-    print(f"| ? | {sys.argv[2]} | no report | | | |"); print("BAD"); sys.exit()
+    print(f"| ? | {sys.argv[2]} | no report | | | | | |"); print("BAD"); sys.exit()
 diff = {"u8": 0, "u16": 0, "f32": 0}
 maxf, values = 0.0, 0
+codec = {"jpeg_decode": [0, 0], "jpeg_encode": [0, 0]}  # differing, compared
 def comps(img):
     for s in img.get("stages", []):
         yield from s.get("comparisons", [])
     yield from img.get("end_to_end", [])
 for img in r.get("images", []):
     t = img.get("dtype")
+    for k in codec:
+        for c in img.get(k, []):
+            codec[k][0] += c["differing"]
+            codec[k][1] += c["values"]
     for c in comps(img):
         if c.get("kind") != "devices":
             continue
@@ -361,8 +369,9 @@ for img in r.get("images", []):
         if t == "f32":
             maxf = max(maxf, c["max_abs"])
 devices = ", ".join(d["name"] for d in r["devices"])
-print(f"| {devices} | {exit_text} | {diff['u8']} | {diff['u16']} | {diff['f32']} ({maxf:.3g}) | {values} |")
-print("BAD" if diff["u8"] or (sys.argv[2] != "0" and not not_taken) else "OK")
+dec, enc = codec["jpeg_decode"], codec["jpeg_encode"]
+print(f"| {devices} | {exit_text} | {diff['u8']} | {diff['u16']} | {diff['f32']} ({maxf:.3g}) | {values} | {dec[0]} / {dec[1]} | {enc[0]} / {enc[1]} |")
+print("BAD" if diff["u8"] or dec[0] or enc[0] or (sys.argv[2] != "0" and not not_taken) else "OK")
 PY
 )
     text "| $name ${row%$'\n'*}"
@@ -378,7 +387,7 @@ PY
     [ -f "$tmp/verify-$name.txt" ] && block <"$tmp/verify-$name.txt"
   done
   text "" "</details>"
-  if [ "$verify_bad" = 0 ]; then result "verify-devices" ok "$verify_n pipelines x u8,u16,f32 x $verify_images images: 0 differing 8-bit values, all within tolerance"
+  if [ "$verify_bad" = 0 ]; then result "verify-devices" ok "$verify_n pipelines x u8,u16,f32 x $verify_images images: 0 differing 8-bit values, all within tolerance; JPEG decoding and encoding identical"
   else result "verify-devices" FAIL "$verify_bad of $verify_n pipelines differ in 8-bit values or exceed a tolerance"; fi
 
   # 5. P1 ------------------------------------------------------------------------------------------

@@ -159,6 +159,12 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   verify_->add_option("--tolerance", tolerances_, "STAGE=VALUE: a tolerance instead of the stage's declared one")
       ->take_all();
   verify_->add_flag("--require-gpu", require_gpu_, "fail (exit 1) when no GPU takes part");
+  verify_->add_flag("--device-jpeg", run_options_.device_jpeg,
+                    "also compare the JPEG codec as run --device-jpeg splits it: each GPU's decoding of the JPEG "
+                    "inputs (values) and its encoding of the CPU's final image (file bytes)");
+  verify_->add_option("--quality", run_options_.quality, "the JPEG quality the encoding is compared at")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   verify_->add_option("--report", report_, "write the JSON report (docs/verify-report.md) to FILE");
   verify_->add_option("--html", html_, "write a self-contained HTML report with difference heat-maps to FILE");
   verify_->add_option("--threads", run_options_.threads, "worker threads (default: every core)")->check(CLI::Range(1, 1024));
@@ -408,6 +414,8 @@ Exit Commands::verify_devices() {
   o.max_images = verify_images_;
   o.seed = seed_;
   o.threads = run_options_.threads > 0 ? run_options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  o.device_jpeg = run_options_.device_jpeg;
+  o.jpeg_quality = run_options_.quality;
   if (!verify_dtypes_.empty()) {
     std::stringstream in(verify_dtypes_);
     for (std::string t; std::getline(in, t, ',');) {

@@ -1,6 +1,8 @@
 #include "lib/verify/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -130,6 +132,33 @@ Difference compare_images(const Image& a, const Image& b, double tolerance) {
   const double range = range_of(s.dtype);
   d.psnr = mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(range * range / mse);
   d.pattern = classify(mask, s.width, s.height, pixels);
+  return d;
+}
+
+Difference compare_bytes(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
+  Difference d;
+  d.histogram.assign(8, 0);
+  const std::size_t common = std::min(a.size(), b.size()), longer = std::max(a.size(), b.size());
+  d.values = longer;
+  double sum = 0, sum_sq = 0;
+  for (std::size_t i = 0; i < longer; ++i) {
+    const int va = i < a.size() ? a[i] : -1, vb = i < b.size() ? b[i] : -1;
+    if (va == vb) continue;
+    const double diff = i < common ? std::abs(va - vb) : 255.0;
+    ++d.differing;
+    ++d.histogram[bin(diff, DType::U8)];
+    sum += diff;
+    sum_sq += diff * diff;
+    if (diff > d.max_abs) {
+      d.max_abs = diff;
+      d.worst = {static_cast<int>(std::min<std::size_t>(i, INT32_MAX)), 0, 0, static_cast<double>(va), static_cast<double>(vb)};
+    }
+  }
+  d.over = d.differing;
+  d.mean_abs = longer ? sum / static_cast<double>(longer) : 0;
+  const double mse = longer ? sum_sq / static_cast<double>(longer) : 0;
+  d.psnr = mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(255.0 * 255.0 / mse);
+  d.pattern = d.differing ? Pattern::Global : Pattern::None;
   return d;
 }
 

@@ -42,6 +42,11 @@ std::vector<std::string> histogram_labels(DType t);
 
 Difference compare_images(const Image& a, const Image& b, double tolerance);
 
+// Two files byte for byte, as a Difference over 8-bit values: `values` is the longer file's length;
+// a byte the shorter file lacks differs by 255. PSNR over those values; the pattern is None when the
+// files are identical, Global otherwise (a changed byte of entropy-coded data moves all that follows).
+Difference compare_bytes(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b);
+
 // Converts `im` to sample type `t` (u8 <-> u16 <-> f32 on the [0, max] / [0, 1] scales, rounding half
 // to even), for comparing the same image processed as different types.
 Image convert_dtype(const Image& im, DType t);

@@ -29,11 +29,14 @@ struct Row {
 };
 
 std::vector<Row> rows_of(const VerifyReport& r) {
-  // Device comparisons first (by type), then comparisons between types; stages in file order.
+  // Device comparisons first (by type), then comparisons between types; JPEG decoding (--device-jpeg),
+  // the stages in file order, JPEG encoding, end to end.
+  enum Section { decoding, stages, encoding, whole };
   std::map<std::tuple<int, std::string, int, std::uint32_t, std::string>, Row> rows;
-  auto add = [&](const std::string& dtype, bool e2e, std::uint32_t position, const std::string& stage,
+  auto add = [&](const std::string& dtype, Section section, std::uint32_t position, const std::string& stage,
                  const PairResult& p) {
-    Row& row = rows[{p.gating ? 0 : 1, dtype, e2e ? 1 : 0, e2e ? 0 : position, p.a + " vs " + p.b}];
+    const bool e2e = section == whole;
+    Row& row = rows[{p.gating ? 0 : 1, dtype, section, position, p.a + " vs " + p.b}];
     row.dtype = dtype;
     row.stage = stage;
     row.pair = p.a + " vs " + p.b;
@@ -51,10 +54,13 @@ std::vector<Row> rows_of(const VerifyReport& r) {
   for (const auto& im : r.images) {
     if (!im.error.empty()) continue;
     const std::string dt = dtype_name(im.dtype);
+    const std::string q = std::to_string(r.jpeg_quality);
+    for (const auto& p : im.jpeg_decode) add(dt, decoding, 0, "JPEG decoding (values)", p);
     for (const auto& s : im.stages)
-      for (const auto& p : s.pairs) add(p.gating ? dt : "type", false, s.position, s.at + " " + s.stage, p);
+      for (const auto& p : s.pairs) add(p.gating ? dt : "type", stages, s.position, s.at + " " + s.stage, p);
+    for (const auto& p : im.jpeg_encode) add(dt, encoding, 0, "JPEG encoding q" + q + " (file bytes)", p);
     for (const auto& p : im.end_to_end) {
-      Row* row = add(p.gating ? dt : "type", true, 0, "end to end", p);
+      Row* row = add(p.gating ? dt : "type", whole, 0, "end to end", p);
       if (p.gating && p.a == "cpu") {
         const auto it = im.first_divergence.find(p.b);
         if (it != im.first_divergence.end()) ++row->divergence[it->second];
@@ -150,6 +156,13 @@ std::string verify_table(const VerifyReport& r) {
       o << " first divergence: " << join(where, ", ");
     }
     o << "\n";
+  }
+  if (r.jpeg_quality) {
+    // What a run with --device-jpeg hands to the CPU codec instead, by reason.
+    std::map<std::string, std::size_t> on_cpu;
+    for (const auto& im : r.images)
+      for (const auto& why : im.jpeg_on_cpu) ++on_cpu[why];
+    for (const auto& [why, n] : on_cpu) o << "--device-jpeg: " << n << " image runs " << why << "\n";
   }
   for (const auto& im : r.images)
     if (!im.error.empty()) o << "error: " << im.input << ": " << im.error << "\n";

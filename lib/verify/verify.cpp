@@ -14,6 +14,8 @@
 #include "lib/run/runner.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/io/cv_bridge.hpp"
+#include "lib/io/jpeg.hpp"
+#include "lib/io/jpeg_coefficients.hpp"
 
 namespace aug {
 
@@ -110,15 +112,86 @@ struct Context {
   }
 };
 
+// Every pair of devices' results, as records of one comparison each (tolerance 0, gating).
+std::vector<PairResult> codec_pairs(Context& ctx, std::size_t order, const std::string& title, const std::vector<Image>& out) {
+  std::vector<PairResult> pairs;
+  auto& devs = ctx.devices;
+  for (std::size_t i = 0; i < devs.size(); ++i)
+    for (std::size_t j = i + 1; j < devs.size(); ++j) {
+      if (out[i].shape() != out[j].shape())
+        throw std::runtime_error(title + ": " + devs[i].name + " gives " + to_string(out[i].shape()) + ", " +
+                                 devs[j].name + " " + to_string(out[j].shape()));
+      PairResult pr{devs[i].name, devs[j].name, true, 0, compare_images(out[i], out[j], 0)};
+      if (!pr.ok()) ctx.keep(order, title + ", " + pr.a + " vs " + pr.b, pr, out[i], out[j]);
+      pairs.push_back(std::move(pr));
+    }
+  return pairs;
+}
+
+// --device-jpeg, decoding: the pixels each device starts from, as a run with --device-jpeg has
+// them (the CPU decoder's for the CPU; each GPU's reconstruction from the file's coefficients), or
+// none when a run decodes this file on the CPU (the reason in rec.jpeg_on_cpu).
+std::vector<Image> device_decodes(Context& ctx, const InputFile& file, const std::vector<std::uint8_t>& bytes,
+                                  const DecodeOptions& options, const Image& native, ImageRecord& rec,
+                                  std::size_t order, int worker) {
+  std::string why;
+  const auto coefficients = read_jpeg_for_device(bytes.data(), bytes.size(), options, &why);
+  if (!coefficients) {
+    if (!why.empty()) rec.jpeg_on_cpu.push_back("decoded on the CPU (" + why + ")");
+    return {};
+  }
+  CodedImage coded{Image(), std::make_shared<const JpegCoefficients>(*coefficients)};
+  if (options.shrink && options.shrink(coded.shape()) > 1) {
+    rec.jpeg_on_cpu.push_back("decoded on the CPU (shrink-on-load)");
+    return {};
+  }
+  std::vector<Image> out{native};
+  for (std::size_t d = 1; d < ctx.devices.size(); ++d)
+    out.push_back(ctx.devices[d].backend->run_coded(Plan{}, coded, 0, worker).pixels);
+  rec.jpeg_decode = codec_pairs(ctx, order, file.rel + ": JPEG decoding", out);
+  return out;
+}
+
+// --device-jpeg, encoding: the CPU's final image encoded by every device (the CPU encoder's file
+// for the CPU; each GPU's coefficients entropy-coded on the host), compared byte for byte.
+void device_encodes(Context& ctx, const Image& final_image, ImageRecord& rec, int worker) {
+  const Shape& s = final_image.shape();
+  if (s.dtype != DType::U8 || (s.channels != 1 && s.channels != 3)) {
+    rec.jpeg_on_cpu.push_back("encoded on the CPU (" + to_string(s) + " is not 8-bit gray or RGB)");
+    return;
+  }
+  const int q = ctx.o.jpeg_quality;
+  std::vector<std::vector<std::uint8_t>> files{jpeg_encode(final_image.ref(), q)};
+  for (std::size_t d = 1; d < ctx.devices.size(); ++d) {
+    const CodedImage coded = ctx.devices[d].backend->run_coded(Plan{}, CodedImage{final_image, nullptr}, q, worker);
+    if (!coded.jpeg) throw std::runtime_error(ctx.devices[d].name + " did not encode an 8-bit " + to_string(s) + " image");
+    files.push_back(write_jpeg_coefficients(*coded.jpeg, q));
+  }
+  auto& devs = ctx.devices;
+  for (std::size_t i = 0; i < devs.size(); ++i)
+    for (std::size_t j = i + 1; j < devs.size(); ++j)
+      rec.jpeg_encode.push_back({devs[i].name, devs[j].name, true, 0, compare_bytes(files[i], files[j])});
+}
+
 // One image as one sample type on every device. Fills `rec`; returns the CPU chain's outputs
-// (input first) and the plan, for the comparisons between sample types.
-std::vector<Image> verify_devices(Context& ctx, const InputFile& file, const Image& input, ImageRecord& rec,
-                                  Plan& plan, std::size_t order, int worker) {
+// (input first) and the plan, for the comparisons between sample types. `starts`: the image each
+// device starts from (--device-jpeg), when not `input` for all.
+std::vector<Image> verify_devices(Context& ctx, const InputFile& file, const Image& input,
+                                  const std::vector<Image>& starts, ImageRecord& rec, Plan& plan, std::size_t order,
+                                  int worker) {
   auto& devs = ctx.devices;
   plan = ctx.pipeline.plan(ctx.seed, file.rel, 0, input.shape());
   std::vector<Image> cpu_chain{input};
   std::vector<bool> diverged(devs.size(), false);
   std::vector<Image> chain(devs.size(), input);  // stages that `p` skips leave the image as it is
+  if (!starts.empty()) {
+    chain = starts;
+    for (std::size_t d = 1; d < devs.size(); ++d)
+      if (rec.jpeg_decode[d - 1].diff.differing) {
+        diverged[d] = true;
+        rec.first_divergence[devs[d].name] = "JPEG decoding";
+      }
+  }
   double e2e_tolerance = 0;
   std::uint32_t index = 0;
   for (const Step& step : plan.steps) {
@@ -162,10 +235,12 @@ std::vector<Image> verify_devices(Context& ctx, const InputFile& file, const Ima
 
 void verify_image(Context& ctx, const InputFile& file, std::size_t order, int worker, std::vector<ImageRecord>& out) {
   Image native;
+  std::vector<std::uint8_t> bytes;
+  // As run decodes copy 0: smaller with the pipeline's shrink-on-load.
+  const DecodeOptions options = ctx.pipeline.decode_options({}, ctx.seed, file.rel, {0}, true, false);
   try {
-    const auto bytes = read_file(file.path);
-    // As run decodes copy 0: smaller with the pipeline's shrink-on-load.
-    native = decode_image(bytes.data(), bytes.size(), ctx.pipeline.decode_options({}, ctx.seed, file.rel, {0}, true, false));
+    bytes = read_file(file.path);
+    native = decode_image(bytes.data(), bytes.size(), options);
   } catch (const std::exception& e) {
     ImageRecord rec;
     rec.input = file.rel;
@@ -177,20 +252,28 @@ void verify_image(Context& ctx, const InputFile& file, std::size_t order, int wo
   std::vector<std::vector<Image>> chains(types.size());
   std::vector<Plan> plans(types.size());
   std::vector<std::size_t> records(types.size(), SIZE_MAX);
+  const auto as_decoded = static_cast<std::size_t>(std::find(types.begin(), types.end(), native.dtype()) - types.begin());
   for (std::size_t t = 0; t < types.size(); ++t) {
     ImageRecord rec;
     rec.input = file.rel;
     rec.dtype = types[t];
     const Image input = convert_dtype(native, types[t]);
     rec.shape = input.shape();
+    // --device-jpeg: the codec on each device, once, for the image as decoded (what a run gives the GPU).
+    const bool codec = ctx.o.device_jpeg && t == as_decoded;
     try {
-      chains[t] = verify_devices(ctx, file, input, rec, plans[t], order, worker);
+      const std::vector<Image> starts =
+          codec ? device_decodes(ctx, file, bytes, options, native, rec, order, worker) : std::vector<Image>{};
+      chains[t] = verify_devices(ctx, file, input, starts, rec, plans[t], order, worker);
+      if (codec) device_encodes(ctx, chains[t].back(), rec, worker);
     } catch (const DeviceError&) {
       throw;
     } catch (const std::exception& e) {
       rec.error = e.what();
       rec.stages.clear();
       rec.end_to_end.clear();
+      rec.jpeg_decode.clear();
+      rec.jpeg_encode.clear();
     }
     records[t] = out.size();
     out.push_back(std::move(rec));
@@ -222,6 +305,9 @@ void verify_image(Context& ctx, const InputFile& file, std::size_t order, int wo
 
 bool VerifyReport::all_within() const {
   for (const auto& im : images) {
+    for (const auto* codec : {&im.jpeg_decode, &im.jpeg_encode})
+      for (const auto& p : *codec)
+        if (!p.ok()) return false;
     for (const auto& s : im.stages)
       for (const auto& p : s.pairs)
         if (!p.ok()) return false;
@@ -244,11 +330,13 @@ VerifyReport verify(const Pipeline& pipeline, std::vector<VerifyDevice>& devices
   std::vector<InputFile> inputs = list_inputs(o.input);
   if (o.max_images && inputs.size() > o.max_images) inputs.resize(o.max_images);
   if (inputs.empty()) throw UsageError("no images under " + o.input.string());
+  if (o.device_jpeg && devices.size() < 2) throw UsageError("--device-jpeg needs a GPU device to compare");
 
   VerifyReport report;
   report.pipeline_file = pipeline.source();
   report.seed = effective_seed(pipeline, o.seed);
   report.dtypes = o.dtypes;
+  report.jpeg_quality = o.device_jpeg ? o.jpeg_quality : 0;
   for (const auto& d : devices) {
     report.devices.push_back({d.name, d.description, d.gpu});
     report.gpu_involved = report.gpu_involved || d.gpu;
@@ -311,6 +399,14 @@ nlohmann::json VerifyReport::to_json(const nlohmann::json& pipeline) const {
     }
     json e2e = json::array();
     for (const auto& p : im.end_to_end) e2e.push_back(pair_json(p));
+    if (jpeg_quality) {
+      json decode = json::array(), encode = json::array();
+      for (const auto& p : im.jpeg_decode) decode.push_back(pair_json(p));
+      for (const auto& p : im.jpeg_encode) encode.push_back(pair_json(p));
+      j["jpeg_decode"] = decode;
+      j["jpeg_encode"] = encode;
+      j["jpeg_on_cpu"] = im.jpeg_on_cpu;
+    }
     j["stages"] = stages;
     j["end_to_end"] = e2e;
     j["first_divergence"] = im.first_divergence;
@@ -328,6 +424,7 @@ nlohmann::json VerifyReport::to_json(const nlohmann::json& pipeline) const {
           {"pipeline", {{"file", pipeline_file}, {"document", pipeline}}},
           {"seed", seed},
           {"dtypes", dts},
+          {"device_jpeg", jpeg_quality ? json{{"quality", jpeg_quality}} : json(false)},
           {"images", imgs},
           {"summary",
            {{"images", images.size()},

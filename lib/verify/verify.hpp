@@ -3,7 +3,9 @@
 // stage (a difference belongs to the stage that made it), every device pair is compared, and each
 // device's own chain is followed end to end to name the first stage where it diverged. Device
 // comparisons are held to the stages' declared tolerances; comparisons between sample types
-// (--dtypes) are reported as information.
+// (--dtypes) are reported as information. With --device-jpeg, the JPEG codec's device half is
+// compared too: each GPU's reconstruction of a JPEG input against the CPU decoder's pixels, and its
+// encoding of the CPU's final image against the CPU encoder's file, byte for byte (tolerance 0).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,8 @@ struct VerifyOptions {
   std::map<std::string, double> tolerance;  // stage name -> tolerance, overriding the declared one
   int threads = 1;
   std::size_t max_evidence = 16;        // comparisons kept as pictures for the HTML report
+  bool device_jpeg = false;             // compare the devices' JPEG decoding and encoding (--device-jpeg)
+  int jpeg_quality = 95;                // the quality the encoding is compared at
 };
 
 struct PairResult {
@@ -60,6 +64,12 @@ struct ImageRecord {
   std::string input;
   DType dtype = DType::U8;
   Shape shape;
+  // --device-jpeg: each device's decoding of the input against the CPU's (values), and its encoding
+  // of the CPU's final image against the CPU's (bytes: `values` counts the longer file's bytes,
+  // `differing` the bytes that differ or are missing). Empty when the CPU codec does that work in a
+  // run, with the reason in jpeg_on_cpu.
+  std::vector<PairResult> jpeg_decode, jpeg_encode;
+  std::vector<std::string> jpeg_on_cpu;
   std::vector<StageRecord> stages;      // stage by stage
   std::vector<PairResult> end_to_end;   // each device's own chain, final outputs
   std::map<std::string, std::string> first_divergence;  // device -> "at (stage)" where its chain left the CPU's
@@ -88,6 +98,7 @@ struct VerifyReport {
   std::string pipeline_file;
   std::uint64_t seed = 0;
   std::vector<DType> dtypes;
+  int jpeg_quality = 0;  // --device-jpeg: the quality the encoding was compared at; 0: not compared
   std::vector<ImageRecord> images;
   std::vector<Evidence> evidence;
   double seconds = 0;

@@ -88,6 +88,22 @@ TEST(VerifyCli, ShrinkOnLoadIsVerifiedAsRunDecodes) {
   ASSERT_EQ(j["images"].size(), 1u);
   EXPECT_EQ(j["images"][0]["shape"], nlohmann::json::parse("[256, 256, 3]"));  // 1024 / 4
   EXPECT_EQ(j["summary"]["all_within_tolerance"], true);
+  EXPECT_FALSE(j["images"][0].contains("jpeg_decode"));
+
+  // --device-jpeg: a run decodes a shrunk input on the CPU (said so); the encoding is still compared.
+  const auto codec = run_cli({"verify-devices", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(),
+                              "--device-jpeg", "--quality", "80", "--report", (dir / "codec.json").string()});
+  EXPECT_EQ(codec.code, 0) << codec.out << codec.err;
+  EXPECT_NE(codec.out.find("--device-jpeg: 1 image runs decoded on the CPU (shrink-on-load)"), std::string::npos)
+      << codec.out;
+  EXPECT_NE(codec.out.find("JPEG encoding q80 (file bytes)"), std::string::npos) << codec.out;
+  std::ifstream g(dir / "codec.json");
+  const auto k = nlohmann::json::parse(g);
+  EXPECT_EQ(k["device_jpeg"]["quality"], 80);
+  EXPECT_EQ(k["images"][0]["jpeg_decode"].size(), 0u);
+  ASSERT_EQ(k["images"][0]["jpeg_encode"].size(), 1u);
+  EXPECT_EQ(k["images"][0]["jpeg_encode"][0]["differing"], 0);
+  EXPECT_GT(k["images"][0]["jpeg_encode"][0]["values"], 1000);
 }
 
 TEST(VerifyCli, TypesAreComparedAndShownWithHeatMaps) {
@@ -119,6 +135,7 @@ TEST(VerifyCli, UsageAndDeviceErrorsExitOne) {
   EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "--dtypes", "u12"}).code, 1);
   EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "-i", "/nonexistent"}).code, 1);
   EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "--devices", "cpu"}).code, 1);
+  EXPECT_EQ(run_cli({"verify-devices", "-c", kDefault, "--device-jpeg", "--quality", "0"}).code, 1);
   const auto explicit_emulated = run_cli({"verify-devices", "-c", kDefault, "--devices", "cpu,cuda-emulated", "--images", "1"});
   EXPECT_EQ(explicit_emulated.code, 0) << explicit_emulated.err;
 }

@@ -5,6 +5,7 @@
 
 #include "lib/run/devices.hpp"
 #include "lib/io/codec.hpp"
+#include "lib/io/jpeg_coefficients.hpp"
 #include "lib/verify/verify.hpp"
 #include "tests/support/testing.hpp"
 
@@ -211,6 +212,129 @@ TEST(Verify, TypeComparisonCountsMatchAnIndependentComputation) {
           if (!pr.gating) reported += pr.diff.differing;
   EXPECT_GT(expected, 0u);
   EXPECT_EQ(reported, expected);
+}
+
+TEST(Compare, FilesByteForByte) {
+  const std::vector<std::uint8_t> a{1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(compare_bytes(a, a).differing, 0u);
+  EXPECT_EQ(compare_bytes(a, a).values, 8u);
+  EXPECT_TRUE(std::isinf(compare_bytes(a, a).psnr));
+  EXPECT_EQ(compare_bytes(a, a).pattern, Pattern::None);
+  std::vector<std::uint8_t> b = a;
+  b[5] = 26;  // 6 -> 26
+  const Difference one = compare_bytes(a, b);
+  EXPECT_EQ(one.differing, 1u);
+  EXPECT_EQ(one.over, 1u);
+  EXPECT_EQ(one.max_abs, 20);
+  EXPECT_EQ(one.worst.x, 5);
+  EXPECT_EQ(one.histogram[5], 1u);  // 16-31
+  EXPECT_EQ(one.pattern, Pattern::Global);
+  const std::vector<std::uint8_t> shorter(a.begin(), a.begin() + 6);
+  const Difference cut = compare_bytes(a, shorter);  // two bytes missing
+  EXPECT_EQ(cut.values, 8u);
+  EXPECT_EQ(cut.differing, 2u);
+  EXPECT_EQ(cut.max_abs, 255);
+}
+
+// The emulated device with its JPEG codec half off: one reconstructed value one level off, or
+// one quantised coefficient of an encoded image one step off.
+class FaultyCodecBackend final : public Backend {
+ public:
+  FaultyCodecBackend(bool decode_fault, bool encode_fault)
+      : inner_(make_emulated_backend(2)), decode_(decode_fault), encode_(encode_fault) {}
+  std::string name() const override { return "faulty"; }
+  Image run(const Plan& plan, const Image& in, int worker) override { return inner_->run(plan, in, worker); }
+  Image run_op(const Op& op, const Image& in, int worker) override { return inner_->run_op(op, in, worker); }
+  CodedImage run_coded(const Plan& plan, const CodedImage& in, int quality, int worker) override {
+    CodedImage out = inner_->run_coded(plan, in, quality, worker);
+    if (decode_ && in.jpeg && !out.pixels.empty()) {
+      std::uint8_t& v = out.pixels.row(30)[40 * out.pixels.channels() + 2];
+      v = static_cast<std::uint8_t>(v == 255 ? 254 : v + 1);
+    }
+    if (encode_ && out.jpeg) {
+      auto changed = std::make_shared<JpegCoefficients>(*out.jpeg);
+      changed->coefficients[changed->coefficients.size() / 2] += 1;
+      out.jpeg = changed;
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  bool decode_, encode_;
+};
+
+// --device-jpeg: the devices' JPEG decoding and encoding are compared, and a fault in either is
+// found where it is.
+TEST(Verify, DeviceJpegComparesTheCodecOnEachDevice) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "in");
+  for (const char* f : {"astronaut.jpg", "chelsea.png", "coffee_rgba.png"})
+    std::filesystem::copy_file(testing::samples_dir() / f, dir / "in" / f);
+  const Pipeline p = Pipeline::parse(R"({"version": 1, "stages": [{"stage": "flip"}]})", "flip.json");
+  VerifyOptions o;
+  o.input = dir / "in";
+  o.threads = 2;
+  o.device_jpeg = true;
+  o.jpeg_quality = 90;
+  const auto record = [](const VerifyReport& r, const std::string& input) -> const ImageRecord& {
+    for (const auto& im : r.images)
+      if (im.input == input) return im;
+    throw std::runtime_error("no record for " + input);
+  };
+
+  std::vector<VerifyDevice> devices = cpu_and_emulated(2);
+  const VerifyReport clean = verify(p, devices, o);
+  EXPECT_EQ(clean.exit_code(), Exit::ok) << verify_table(clean);
+  const ImageRecord& jpg = record(clean, "astronaut.jpg");
+  ASSERT_EQ(jpg.jpeg_decode.size(), 1u);
+  EXPECT_EQ(jpg.jpeg_decode[0].diff.values, 512u * 512 * 3);
+  EXPECT_EQ(jpg.jpeg_decode[0].diff.differing, 0u);
+  ASSERT_EQ(jpg.jpeg_encode.size(), 1u);
+  EXPECT_GT(jpg.jpeg_encode[0].diff.values, 1000u);  // the file's bytes
+  EXPECT_EQ(jpg.jpeg_encode[0].diff.differing, 0u);
+  const ImageRecord& png = record(clean, "chelsea.png");
+  EXPECT_TRUE(png.jpeg_decode.empty());  // not a JPEG: nothing for the device to decode
+  EXPECT_EQ(png.jpeg_encode.size(), 1u);
+  const ImageRecord& rgba = record(clean, "coffee_rgba.png");
+  EXPECT_TRUE(rgba.jpeg_encode.empty());
+  ASSERT_EQ(rgba.jpeg_on_cpu.size(), 1u);
+  EXPECT_NE(rgba.jpeg_on_cpu[0].find("not 8-bit gray or RGB"), std::string::npos);
+  const std::string table = verify_table(clean);
+  EXPECT_NE(table.find("JPEG decoding (values)"), std::string::npos) << table;
+  EXPECT_NE(table.find("JPEG encoding q90 (file bytes)"), std::string::npos) << table;
+  EXPECT_NE(table.find("--device-jpeg: 1 image runs encoded on the CPU"), std::string::npos) << table;
+  EXPECT_EQ(clean.to_json(nlohmann::json::object())["device_jpeg"]["quality"], 90);
+
+  std::vector<VerifyDevice> bad_decode;
+  bad_decode.push_back({"cpu", "reference", false, make_cpu_backend(2)});
+  bad_decode.push_back({"faulty", "", false, std::make_unique<FaultyCodecBackend>(true, false)});
+  const VerifyReport d = verify(p, bad_decode, o);
+  EXPECT_EQ(d.exit_code(), Exit::mismatch);
+  const ImageRecord& dj = record(d, "astronaut.jpg");
+  ASSERT_EQ(dj.jpeg_decode.size(), 1u);
+  EXPECT_EQ(dj.jpeg_decode[0].diff.differing, 1u);
+  EXPECT_EQ(dj.jpeg_decode[0].diff.worst.x, 40);
+  EXPECT_EQ(dj.jpeg_decode[0].diff.worst.y, 30);
+  EXPECT_EQ(dj.jpeg_decode[0].diff.worst.c, 2);
+  EXPECT_EQ(dj.stages.at(0).pairs.at(0).diff.differing, 0u);  // flip gets the CPU's decode: not blamed
+  EXPECT_EQ(dj.first_divergence.at("faulty"), "JPEG decoding");
+  EXPECT_EQ(dj.end_to_end.at(0).diff.differing, 1u);  // the device's own chain starts from its decode
+  EXPECT_EQ(dj.jpeg_encode.at(0).diff.differing, 0u);
+
+  std::vector<VerifyDevice> bad_encode;
+  bad_encode.push_back({"cpu", "reference", false, make_cpu_backend(2)});
+  bad_encode.push_back({"faulty", "", false, std::make_unique<FaultyCodecBackend>(false, true)});
+  const VerifyReport e = verify(p, bad_encode, o);
+  EXPECT_EQ(e.exit_code(), Exit::mismatch);
+  for (const char* f : {"astronaut.jpg", "chelsea.png"}) {
+    const ImageRecord& im = record(e, f);
+    EXPECT_EQ(im.jpeg_decode.empty() ? 0u : im.jpeg_decode[0].diff.differing, 0u) << f;
+    ASSERT_EQ(im.jpeg_encode.size(), 1u) << f;
+    EXPECT_GT(im.jpeg_encode[0].diff.differing, 0u) << f;
+    EXPECT_FALSE(im.jpeg_encode[0].ok()) << f;
+    EXPECT_EQ(im.end_to_end.at(0).diff.differing, 0u) << f;
+  }
 }
 
 }  // namespace
