@@ -51,14 +51,14 @@ std::vector<Row> rows_of(const VerifyReport& r) {
     row.pattern = std::max(row.pattern, p.diff.pattern);
     return &row;
   };
+  const std::string encoding_row = "JPEG encoding q" + std::to_string(r.jpeg_quality) + " (file bytes)";
   for (const auto& im : r.images) {
     if (!im.error.empty()) continue;
     const std::string dt = dtype_name(im.dtype);
-    const std::string q = std::to_string(r.jpeg_quality);
     for (const auto& p : im.jpeg_decode) add(dt, decoding, 0, "JPEG decoding (values)", p);
     for (const auto& s : im.stages)
       for (const auto& p : s.pairs) add(p.gating ? dt : "type", stages, s.position, s.at + " " + s.stage, p);
-    for (const auto& p : im.jpeg_encode) add(dt, encoding, 0, "JPEG encoding q" + q + " (file bytes)", p);
+    for (const auto& p : im.jpeg_encode) add(dt, encoding, 0, encoding_row, p);
     for (const auto& p : im.end_to_end) {
       Row* row = add(p.gating ? dt : "type", whole, 0, "end to end", p);
       if (p.gating && p.a == "cpu") {
