@@ -48,7 +48,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "lib/labels/rle.hpp"
+#include "lib/datasets/rle.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

@@ -2,7 +2,7 @@
 // configurations every registered stage declares (StageSpec::bench), each on the input image:
 //   - decoding the image file, the reference the CPU path of every stage should stay under;
 //   - each stage's CPU path (median of the repeats);
-//   - the OpenCV call that does the same job with the same resolved parameters (bench/counterparts.hpp),
+//   - the OpenCV call that does the same job with the same resolved parameters (StageSpec::counterpart),
 //     on one thread, timed in turn with the stage, and the ratio of the two ("—" where OpenCV has none);
 //   - with --device, its kernels on that device (CUDA events, input resident, no transfers),
 //     the effective bandwidth (bytes read + written once) and its share of the device's copy
@@ -21,9 +21,10 @@
 
 #include "bench/counterparts.hpp"
 #include "bench/timing.hpp"
+#include "lib/io/cv_bridge.hpp"
 #include "lib/run/devices.hpp"
 #include "lib/exec/backend.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 #include "lib/gpu/device_api.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/pipeline.hpp"
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
       const cv::Mat src = as_mat(in.ref());
       cv::Mat dst;
       const bench::Counterpart cv_call =
-          in.shape().dtype == DType::U8 ? bench::opencv_counterpart(stage.at("stage").get<std::string>(), op, src, dst)
+          in.shape().dtype == DType::U8 ? bench::opencv_counterpart(*plan.steps.at(0).node->spec, op, src, dst)
                                         : bench::Counterpart{};
       double cpu_ms = 0, cv_ms = 0;
       if (cv_call.call) std::tie(cpu_ms, cv_ms) = bench::median_pair_ms(repeats, ours, cv_call.call);
@@ -131,7 +132,7 @@ int main(int argc, char** argv) {
       if (cv_call.call) {
         std::printf(" %.3f | %.2fx |", cv_ms, cpu_ms / cv_ms);
         // A table read off 256 values stands for the stage only if the stage is per-value.
-        if (cv_call.what == "LUT" && cv::norm(dst, as_mat(out.ref()), cv::NORM_INF) != 0)
+        if (cv_call.lut && cv::norm(dst, as_mat(out.ref()), cv::NORM_INF) != 0)
           std::fprintf(stderr, "%s: cv::LUT differs from the stage's output\n", label.dump().c_str());
       } else {
         std::printf(" — | — |");

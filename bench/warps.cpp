@@ -18,13 +18,10 @@
 #include "bench/timing.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/pipeline.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 #include "lib/stages/stage.hpp"
 
 using namespace aug;
-
-
-using bench::cv_border;
 
 int main(int argc, char** argv) {
   std::string image = "bench/corpus/hd1080/class00/img00000.jpg";
@@ -72,16 +69,8 @@ int main(int argc, char** argv) {
         const Plan plan = one.plan(0, "bench", 0, in.shape());
         const Op& op = *plan.steps.at(0).op;
         Image out(op.out_shape());
-        const nlohmann::json m = op.params();
-        std::array<double, 9> a = m.at("matrix").get<std::array<double, 9>>();
-        const cv::Size size(m.at("width").get<int>(), m.at("height").get<int>());
-        const std::vector<double> f = m.at("fill").get<std::vector<double>>();
-        cv::Scalar fill;
-        for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
-        const int interp = bench::cv_warp_interp(m.at("interpolation").get<std::string>());
-        const int border = cv_border(m.at("border").get<std::string>());
         cv::Mat dst;
-        const bool affine = a[6] == 0 && a[7] == 0 && a[8] == 1;
+        const bench::Counterpart theirs_call = bench::opencv_counterpart(t->spec(), op, src, dst);
         // In turn, so that a change in the machine's load reaches both alike.
         const auto [ours, theirs] = bench::median_pair_ms(
             repeats,
@@ -89,10 +78,7 @@ int main(int argc, char** argv) {
               op.run(host, in.ref(), out.ref());
               host.reset();
             },
-            [&] {
-              if (affine) cv::warpAffine(src, dst, cv::Mat(2, 3, CV_64F, a.data()), size, interp, border, fill);
-              else cv::warpPerspective(src, dst, cv::Mat(3, 3, CV_64F, a.data()), size, interp, border, fill);
-            });
+            theirs_call.call);
         std::printf("| %s %s | %.2f | %.2f | %.2fx |\n", name, entry.c_str(), ours, theirs, ours / theirs);
       }
     }

@@ -14,7 +14,7 @@
 
 #include "lib/core/text.hpp"
 #include "lib/io/codec.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 #include "lib/run/merge.hpp"
 #include "lib/run/interrupt.hpp"
 #include "lib/run/shard.hpp"

@@ -1,5 +1,5 @@
 // libjpeg-turbo's integer arithmetic for 8-bit baseline JPEG (docs/arithmetic.md#jpeg), written
-// once for every user: the jpeg stage's round trip (kernels/kornia/jpeg.cu) and the device codec
+// once for every user: the jpeg stage's round trip (kernels/codec/jpeg.cu) and the device codec
 // (kernels/codec/jpeg_codec.cu) that decodes from and encodes to quantised DCT coefficients.
 //
 // Encoder: RGB -> YCbCr (jccolor), edge padding and 4:2:0 downsampling (jcprepct, jcsample),

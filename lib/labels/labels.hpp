@@ -9,8 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,50 +71,5 @@ struct ImageLabels {
   bool moved = false;
   nlohmann::json extra = nlohmann::json::object();  // the format's per-image data, kept as read
 };
-
-struct FormatOptions {
-  std::uint32_t copies = 1;  // outputs per input (--copies)
-  // YOLO pose rows: keypoints per object and values per keypoint (2: x y, 3: x y v), as
-  // Ultralytics' kpt_shape; 0 keypoints: rows are boxes (5 values) or segments (1 + 2n).
-  int keypoints = 0, keypoint_dims = 3;
-};
-
-// A label format for one run: where each input's labels are, how they are read, where each
-// output's labels go and how they are written. Readers and writers are called from worker
-// threads at once: implementations are thread-safe.
-class Format {
- public:
-  virtual ~Format() = default;
-  virtual std::string name() const = 0;  // "yolo", "coco", "voc"
-
-  // The labels of the input image `image` (its relative path `rel` under the input root) of
-  // size width x height. A missing label file is an image without objects. A malformed one
-  // throws InputError naming the file and, where there is one, the line.
-  virtual ImageLabels read(const std::filesystem::path& image, const std::string& rel, int width,
-                           int height) const = 0;
-
-  // The label file an output image `output_image` (relative path `out_rel` under `output_root`)
-  // gets, written atomically; empty for formats that write one file for the run (COCO).
-  virtual std::filesystem::path output_path(const std::filesystem::path& output_root,
-                                            const std::string& out_rel) const = 0;
-  // Writes (or, for COCO, records) the labels of one output image. Throws InputError on failure.
-  virtual void write(const std::filesystem::path& output_root, const std::string& out_rel,
-                     const ImageLabels& labels) = 0;
-  // After the run (also an interrupted one): writes what is written once per run (COCO's JSON).
-  virtual void finish(const std::filesystem::path& output_root) = 0;
-};
-
-// Where a per-image label file of output `out_rel` goes: `rename` (a format's image-path to
-// label-path rule, e.g. images/ -> labels/) applied to the output folder's own name and out_rel,
-// never to the folders above the output folder (-o aug/images writes aug/labels/...).
-std::filesystem::path output_label_path(const std::filesystem::path& output_root, const std::string& out_rel,
-                                        std::filesystem::path (*rename)(const std::filesystem::path&));
-
-// --labels yolo | voc | coco=FILE. Throws UsageError for another value or an unreadable COCO file.
-std::unique_ptr<Format> make_format(const std::string& spec, const FormatOptions& options);
-
-std::unique_ptr<Format> make_yolo_format(const FormatOptions& options);
-std::unique_ptr<Format> make_voc_format(const FormatOptions& options);
-std::unique_ptr<Format> make_coco_format(const std::filesystem::path& file, const FormatOptions& options);
 
 }  // namespace aug::labels

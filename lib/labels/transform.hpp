@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/labels/labels.hpp"
-#include "lib/stages/stage.hpp"
+#include "lib/labels/motion.hpp"
 
 namespace aug::labels {
 

@@ -1,9 +1,12 @@
 // The one declaration of a stage: its parameters (type, default, range, whether they may be
-// random, doc), the dtypes and channel counts it takes, its backends and its parity tolerance.
-// Validation, `describe`, the JSON Schema, the README's stage table and the generic tests all
-// read this and nothing else.
+// random, doc), the dtypes and channel counts it takes, its backends and its parity tolerance, and
+// what it means to the world outside: the transforms of other libraries it imports (ImportRule),
+// the OpenCV call the stage benchmark sets it against (Counterpart) and its documentation section.
+// Validation, `describe`, the JSON Schema, the importer, the generated docs (README table,
+// docs/stages/, docs/albumentations.md), the benchmark and the generic tests all read this.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/image.hpp"
+#include "lib/params/import.hpp"
+
+namespace cv {
+class Mat;
+}
 
 namespace aug {
 
@@ -62,8 +70,25 @@ struct Tolerance {
   double for_dtype(DType t) const { return t == DType::U8 ? u8 : (t == DType::U16 ? u16 : f32); }
 };
 
+// The OpenCV call that does a stage's job, for the stage benchmark (bench/stages.cpp), which times
+// the two in turn on 8-bit images with the parameters the stage resolved for the image.
+struct Counterpart {
+  std::string call;  // "cv::GaussianBlur", for the docs and the benchmark's table
+  std::string how;   // how the resolved parameters map onto it
+  // From the Op's resolved parameters (its params(), what the manifest records), the call that
+  // writes `dst` from `src`; an empty function when these parameters have no counterpart (a mode
+  // OpenCV does not have). `src` and `dst` outlive the call.
+  std::function<void()> (*make)(const nlohmann::json& resolved, const cv::Mat& src, cv::Mat& dst) = nullptr;
+  // A per-value stage: the call is cv::LUT with the table the Op gives the 256 8-bit values (the
+  // benchmark reads it off the Op and checks that cv::LUT gives the stage's output). `make` is unused.
+  bool lut = false;
+  // No counterpart: why (`call` empty).
+  std::string none;
+};
+
 struct StageSpec {
   std::string name;
+  std::string family;                        // its folder: lib/stages/<family>/<name>.cpp
   std::string summary;                       // one line
   std::vector<std::string> notes;            // further paragraphs for `describe`
   std::vector<ParamSpec> params;             // `p` is added for every stage by the loader
@@ -85,6 +110,20 @@ struct StageSpec {
   std::string identity;
   std::string no_identity;
   std::vector<std::string> bench;
+
+  // The stage's section of docs/stages/<family>.md (Markdown): what both backends compute, bit for
+  // bit, and which library's behaviour it reproduces; `augment-docs` puts it under the generated
+  // summary, parameters, tolerance, imports and counterpart.
+  std::string arithmetic;
+
+  // What it means outside augment; each either declared or, where there is none, said why.
+  // `imports`: the transforms of other libraries that `augment import` turns into this stage.
+  std::vector<ImportRule> imports;
+  std::string no_import;
+  // `counterpart`: the OpenCV call for the stage benchmark, or why there is none. Keep it the last
+  // member: GCC 12 warns of a member "maybe used uninitialized" when an aggregate member given by a
+  // designated initializer is followed by another one.
+  Counterpart counterpart;
 
   const ParamSpec* find(const std::string& param) const;
   bool supports(DType t) const;

@@ -300,6 +300,94 @@ std::string stage_table_markdown() {
   return o.str();
 }
 
+std::vector<std::string> stage_families() {
+  std::vector<std::string> out;
+  for (const auto& t : stage_types())
+    if (std::find(out.begin(), out.end(), t.spec().family) == out.end()) out.push_back(t.spec().family);
+  return out;
+}
+
+namespace {
+
+std::string family_title(const std::string& family) {
+  static const std::vector<std::pair<std::string, std::string>> titles = {
+      {"geometry", "Geometry: stages that move pixels (and labels)"},
+      {"filter", "Filters: blurs over a window"},
+      {"color", "Colour: stages that change values, pixel by pixel"},
+      {"codec", "Codec effects"},
+      {"noise", "Noise and occlusion"},
+      {"policy", "Policies: torchvision's automatic augmentation"},
+  };
+  for (const auto& [f, t] : titles)
+    if (f == family) return t;
+  return family;
+}
+
+std::string anchor(const std::string& name) { return name; }  // stage names are lower case with underscores
+
+void stage_section(std::ostringstream& o, const StageSpec& spec) {
+  o << "## " << spec.name << "\n\n" << spec.summary << "\n";
+  for (const auto& n : spec.notes) o << "\n" << n << "\n";
+  o << "\n| parameter | type | default | range | meaning |\n|---|---|---|---|---|\n";
+  for (const auto& p : all_params(spec)) {
+    o << "| `" << p.name << "` | " << cell(form(p)) << " | ";
+    if (!p.default_value.is_null()) o << "`" << cell(compact(p.default_value)) << "`";
+    else o << (p.optional ? "optional" : "required");
+    o << " | " << cell(p.range_text()) << " | "
+      << cell(p.doc) << " |\n";
+  }
+  for (const auto& g : spec.exactly_one_of) {
+    std::vector<std::string> q;
+    for (const auto& n : g) q.push_back("`" + n + "`");
+    o << "\nExactly one of " << join(q, ", ") << ".\n";
+  }
+  o << "\n**Images:** " << dtype_list(spec) << "; " << channel_list(spec) << ". **Backends:** CPU"
+    << (spec.cuda ? ", CUDA" : "") << ".\n";
+  const Tolerance& t = spec.tolerance;
+  o << "\n**Between backends:** at most " << format_number(t.u8) << " (8-bit), " << format_number(t.u16)
+    << " (16-bit), " << format_number(t.f32) << " (float): " << t.reason << ".\n";
+  o << "\n**Example:** `" << spec.example.dump() << "`\n";
+  const auto first = spec.arithmetic.find_first_not_of(" \n"), last = spec.arithmetic.find_last_not_of(" \n");
+  if (first != std::string::npos)
+    o << "\n### Arithmetic\n\n" << spec.arithmetic.substr(first, last - first + 1) << "\n";
+  o << "\n### From other libraries\n\n";
+  if (spec.imports.empty()) {
+    o << "None: " << spec.no_import << ".\n";
+  } else {
+    o << "`augment import albumentations` translates:\n\n| " << spec.imports.front().library << " | how |\n|---|---|\n";
+    for (const ImportRule& r : spec.imports) {
+      std::string name = r.name;
+      for (const std::string& a : r.aliases) name += ", " + a;
+      o << "| " << name << " | " << cell(r.how) << " |\n";
+    }
+  }
+  o << "\n### Benchmark counterpart\n\n";
+  if (spec.counterpart.call.empty()) o << "None: " << spec.counterpart.none << ".\n";
+  else o << "`" << spec.counterpart.call << "`: " << spec.counterpart.how << " ([augment_bench_stages](../../bench/README.md)).\n";
+}
+
+}  // namespace
+
+std::string family_page_markdown(const std::string& family) {
+  std::ostringstream o;
+  o << "<!-- Generated from the stages' declarations (lib/stages/" << family
+    << "/*.cpp) by augment-docs: edit those, then run `cmake --build build --target docs`. -->\n";
+  o << "# " << family_title(family) << "\n\n";
+  o << "What each stage computes on every backend, bit for bit, and which library's behaviour it reproduces. "
+       "The conventions (rounding, pixel centres, random draws) and the engines the stages share are in "
+       "[../arithmetic.md](../arithmetic.md).\n\n";
+  o << "| stage | what it does |\n|---|---|\n";
+  std::vector<const StageSpec*> specs;
+  for (const auto& t : stage_types())
+    if (t.spec().family == family) specs.push_back(&t.spec());
+  for (const StageSpec* s : specs) o << "| [`" << s->name << "`](#" << anchor(s->name) << ") | " << cell(s->summary) << " |\n";
+  for (const StageSpec* s : specs) {
+    o << "\n";
+    stage_section(o, *s);
+  }
+  return o.str();
+}
+
 json stages_json() {
   json out = json::array();
   for (const auto* s : every_spec())

@@ -4,7 +4,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/rng.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 #include "lib/io/codec.hpp"
 
 namespace aug {

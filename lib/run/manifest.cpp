@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "lib/core/error.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 
 namespace aug {
 

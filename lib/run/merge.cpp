@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/error.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 
 namespace aug {
 

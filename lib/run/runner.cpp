@@ -17,9 +17,10 @@
 
 #include "lib/core/log.hpp"
 #include "lib/io/jpeg_coefficients.hpp"
-#include "lib/labels/apply.hpp"
-#include "lib/labels/masks.hpp"
-#include "lib/run/files.hpp"
+#include "lib/datasets/apply.hpp"
+#include "lib/datasets/format.hpp"
+#include "lib/datasets/masks.hpp"
+#include "lib/io/files.hpp"
 #include "lib/run/interrupt.hpp"
 #include "lib/run/jobs.hpp"
 #include "lib/run/manifest.hpp"

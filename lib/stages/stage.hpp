@@ -13,22 +13,12 @@
 
 #include "lib/core/image.hpp"
 #include "lib/core/rng.hpp"
-#include "lib/exec/kernel_context.hpp"
+#include "lib/labels/motion.hpp"
+#include "lib/stages/kernel_context.hpp"
 #include "lib/params/config.hpp"
 #include "lib/params/spec.hpp"
 
 namespace aug {
-
-// How an Op moves pixels, which is how it moves labels (docs/labels.md): the forward map from input
-// pixel coordinates to output pixel coordinates, pixel centres at integers, as the Op samples.
-struct Motion {
-  // A projective map (row-major 3x3; affine when the last row is 0 0 1).
-  std::array<double, 9> matrix{1, 0, 0, 0, 1, 0, 0, 0, 1};
-  // A map that is no matrix (elastic): for each output pixel, the input position its value is
-  // sampled at, (x, y) interleaved, row-major over the output. `matrix` is unused then.
-  std::shared_ptr<const std::vector<float>> sources;
-  int out_width = 0, out_height = 0;
-};
 
 class Op {
  public:

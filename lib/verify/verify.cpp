@@ -9,7 +9,7 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 #include "lib/run/jobs.hpp"
 #include "lib/run/runner.hpp"
 #include "lib/io/codec.hpp"

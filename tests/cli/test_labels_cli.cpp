@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "lib/labels/masks.hpp"
+#include "lib/datasets/masks.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug {

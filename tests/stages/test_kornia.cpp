@@ -13,7 +13,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/rng.hpp"
 #include "lib/io/codec.hpp"
-#include "lib/stages/kornia/jpeg_tables.hpp"
+#include "lib/stages/codec/jpeg_tables.hpp"
 #include "tests/stages/stage_runner.hpp"
 
 namespace aug {

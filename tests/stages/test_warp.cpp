@@ -13,7 +13,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "lib/exec/kernel_context.hpp"
+#include "lib/stages/kernel_context.hpp"
 #include "lib/stages/engines/warp.hpp"
 #include "tests/support/testing.hpp"
 

@@ -7,7 +7,7 @@
 #include <cctype>
 
 #include "lib/core/error.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 #include "lib/run/manifest.hpp"
 #include "lib/run/jobs.hpp"
 #include "tests/support/testing.hpp"

@@ -18,7 +18,7 @@
 #include "lib/gpu/device_api.hpp"
 #include "lib/io/jpeg.hpp"
 #include "lib/io/jpeg_coefficients.hpp"
-#include "lib/run/files.hpp"
+#include "lib/io/files.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug {

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "lib/core/error.hpp"
-#include "lib/labels/labels.hpp"
-#include "lib/labels/rle.hpp"
-#include "lib/run/files.hpp"
+#include "lib/datasets/format.hpp"
+#include "lib/datasets/rle.hpp"
+#include "lib/io/files.hpp"
 
 namespace aug {
 namespace {

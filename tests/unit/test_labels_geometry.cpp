@@ -12,7 +12,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "lib/core/error.hpp"
-#include "lib/labels/apply.hpp"
+#include "lib/datasets/apply.hpp"
 #include "lib/run/devices.hpp"
 #include "tests/support/testing.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/io/codec.hpp"
-#include "lib/labels/masks.hpp"
+#include "lib/datasets/masks.hpp"
 
 namespace aug {
 namespace {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "lib/core/error.hpp"
-#include "lib/labels/labels.hpp"
+#include "lib/datasets/format.hpp"
 
 namespace aug {
 namespace {

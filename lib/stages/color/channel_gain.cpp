@@ -23,6 +23,7 @@ const Param<NumberParam> kR = gain_param("r", "red gain"), kG = gain_param("g", 
 const StageSpec& channel_gain_spec() {
   static const StageSpec spec{
       .name = "channel_gain",
+      .family = "color",
       .summary = "Multiply the red, green and blue channels by their gains, saturating at the sample range.",
       .notes = {"Integer images: out = (in * RNE(gain * 65536) + 32768) >> 16, clamped to the type's range; "
                 "float images: in * gain clamped to [0, 1]. Alpha is left alone.",
@@ -35,6 +36,19 @@ const StageSpec& channel_gain_spec() {
       .cases = {R"({"r": 1.3, "g": 0.7, "b": 2.2})"},
       .identity = R"({"r": 1, "g": 1, "b": 1})",
       .bench = {R"({"r": 1.1, "g": 1.0, "b": 0.85})"},
+      .arithmetic = R"md(
+The project's own formula, computed directly on every backend (no table). Draws `r`, `g`, `b` in that
+order (each if a range). RGB(A): gains on channels 0-2, alpha gain 1. Gray: one gain, the luma
+`0.299 r + 0.587 g + 0.114 b` (BT.601, double).
+
+- **Integer**: `G_c = rne(gain_c * 65536)` in double on the host (Q16); `out = sat_T((v * G_c + 2^15) >> 16)`,
+  half rounding up (gain 0.5 on 3 gives 2). The 8-bit CPU driver sums in int32
+  (`255 * 655360 < 2^31`), the kernels in int64: same values.
+- **Float**: `clamp01(v * (float)gain_c)`, one IEEE multiply. Alpha is copied in both cases.
+)md",
+      .no_import = "augment's own fixed per-channel gains (benchmark pipeline P1); Albumentations' nearest, "
+                   "MultiplicativeNoise, draws its factors and is among the transforms not available yet",
+      .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;
 }

@@ -1,8 +1,10 @@
 // channel_shuffle: Albumentations' ChannelShuffle, a random order of the colour channels per image.
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "kernels/color/channel_shuffle.hpp"
 #include "lib/io/cv_bridge.hpp"
@@ -16,6 +18,7 @@ namespace {
 const StageSpec& channel_shuffle_spec() {
   static const StageSpec spec{
       .name = "channel_shuffle",
+      .family = "color",
       .summary = "Reorder the colour channels by a random permutation drawn per image (Albumentations "
                  "ChannelShuffle); alpha stays.",
       .notes = {"As Albumentations' ChannelShuffle: output channel c is input channel order[c], order a uniformly "
@@ -28,6 +31,31 @@ const StageSpec& channel_shuffle_spec() {
       .cases = {R"({})"},
       .no_identity = "the order is drawn per image; the identity order comes up in one image of six",
       .bench = {R"({})"},
+      .arithmetic = R"md(
+Albumentations' **ChannelShuffle** (default `p` 0.5): `order` is a Fisher-Yates shuffle of the colour
+channels, `for i = C-1 .. 1: swap(order[i], order[integer(0, i)])` from `order = [0, 1, 2]`; output
+channel `c` is input channel `order[c]`; alpha stays; gray images are unchanged (no draw).
+The manifest records `order`. Values are moved, never computed: the CPU backend calls
+`cv::mixChannels` with the pairs `(order[c], c)` (alpha `(3, 3)`), the kernels run their body.
+)md",
+      .imports = {
+          {.name = "ChannelShuffle",
+           .how = "a random permutation of the colour channels",
+           .convert = [](const TransformReader&) { return ojson{{"stage", "channel_shuffle"}}; }}},
+      .counterpart = {.call = "cv::mixChannels",
+                      .how = "the resolved order",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        if (!m.contains("order")) return {};
+                        const auto order = m.at("order").get<std::vector<int>>();
+                        const int cn = src.channels();
+                        std::vector<int> pairs;
+                        for (int c = 0; c < cn; ++c)
+                          pairs.insert(pairs.end(), {c < static_cast<int>(order.size()) ? order[c] : c, c});
+                        return [&dst, src, pairs] {
+                          dst.create(src.size(), src.type());
+                          cv::mixChannels(&src, 1, &dst, 1, pairs.data(), pairs.size() / 2);
+                        };
+                      }},
   };
   return spec;
 }

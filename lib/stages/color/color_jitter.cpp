@@ -37,6 +37,7 @@ const char* const kNames[4] = {"brightness", "contrast", "saturation", "hue"};
 const StageSpec& color_jitter_spec() {
   static const StageSpec spec{
       .name = "color_jitter",
+      .family = "color",
       .summary = "Randomly change brightness, contrast, saturation and hue, in a random order (torchvision's "
                  "ColorJitter).",
       .notes = {"As torchvision's ColorJitter (transforms.v2 functional arithmetic): per image a random order of the "
@@ -63,6 +64,77 @@ const StageSpec& color_jitter_spec() {
                 R"({"contrast": [1.5, 2.0], "hue": 0.4})"},
       .identity = R"({"brightness": 0, "contrast": 0, "saturation": 0, "hue": 0})",
       .bench = {R"({"brightness": 0.4, "contrast": 0.4, "saturation": 0.4, "hue": 0.1})"},
+      .arithmetic = R"md(
+torchvision's ColorJitter, with the arithmetic of `torchvision.transforms.v2.functional`
+(`kernels/color/color_jitter.hpp`).
+
+- **Draws.** The order: a Fisher–Yates shuffle of (brightness, contrast, saturation, hue) with
+  `Draws::integer(0, i)` for i = 3, 2, 1 (a uniform permutation, as `torch.randperm(4)`); then each
+  enabled factor `uniform(lo, hi)` in the order brightness, contrast, saturation, hue, rounded to
+  binary32 (torch draws `torch.empty(1).uniform_` in binary32). A number b gives
+  `[max(0, 1 - b), 1 + b]`, a hue h gives `[-|h|, |h|]`, a pair is the range; an adjustment whose range
+  is its neutral value alone (1, or 0 for hue) is left out and recorded as null, as torchvision's
+  `_check_input` returns None. The manifest records `order` (all four names) and the four factors.
+- **Per adjustment** (binary32, each product and sum rounded on its own; `f` = (float)factor,
+  `rest` = (float)(1 - factor) with the difference in double; `settle(y)` = clamp to [0, max], then
+  truncation toward zero for u8/u16, as `.clamp_(0, bound).to(dtype)`):
+  - brightness: `settle(x * f)`;
+  - grayscale (contrast, saturation): `gray = ((r * 0.2989f) + g * 0.587f) + b * 0.114f`, floored for
+    u8/u16 (the constants are the doubles rounded to binary32);
+  - contrast: `settle(x * f + rest * mean)`; `mean` over every pixel of the current image of `gray`
+    (RGB) or of the value (gray images);
+  - saturation (RGB only): `settle(x * f + rest * gray)`;
+  - hue (RGB only): u8/u16 go to [0, 1] as `x * (float)(1 / max)`; `_rgb_to_hsv`: `maxc`, `minc`,
+    `s = (maxc - minc) / (eq ? 1 : maxc)`, `rc, gc, bc = (maxc - c) / (eq ? 1 : maxc - minc)`,
+    `h = bc - gc` (maxc == r), `(rc + 2) - bc` (maxc == g), `(gc + 4) - rc` (otherwise) — torchvision's
+    masked sum of the three, whose masked-out terms are zeros — then `fmod(h * (float)(1/6) + 1, 1)`;
+    `h = remainder(h + hue, 1)` (fmod, plus 1 when negative); `_hsv_to_rgb`: `i = floor(h * 6)`,
+    `f = h * 6 - i`, `p = clamp01((1 - s) * v)`, `q = clamp01((1 - s*f) * v)`,
+    `t = clamp01((s*f + (1 - s)) * v)`, picked by `i mod 6`; back to u8/u16 by
+    `trunc(y * (float)(max + 1 - 0.001))` (saturated: for u16 this constant rounds to 65536).
+  Gray images take brightness and contrast only; alpha is copied. 8- and 16-bit images are truncated
+  back after each adjustment, as torchvision's returns the input dtype from each kernel.
+- **The contrast mean** is computed the same way on every backend: a kernel over the pixels runs the
+  adjustments before contrast; one item per row sums that row's floored gray values as uint64
+  (doubles for float images, left to right) into scratch; one item adds the rows in order and writes
+  `mean = (float)sum / (float)n` (float images: `(float)(sum / n)` in double); a last kernel runs
+  contrast and the adjustments after it in place. torch sums a binary32 tensor (vectorised, pairwise):
+  equal to the exact sum while every partial sum stays below 2^24 (e.g. u8 images up to 65 793 pixels);
+  above that torch's binary32 sum may differ from the exact one in its last bits, and so may the mean,
+  which moves a truncated output by 1 only where `x * f + rest * mean` lies within that error of an
+  integer.
+- **Where torchvision may differ by 1.** torchvision v2 writes `r.mul(0.2989).add_(g, alpha=0.587)` and
+  `image1.mul(f).add_(image2, alpha=1 - f)`; PyTorch's vectorised `add` with `alpha` computes
+  `fmadd(other, alpha, self)`, fused on CPUs with FMA and in CUDA builds. Here the product is rounded
+  before the sum (torchvision v1's `ratio * img1 + (1 - ratio) * img2`, bit for bit), so a result within
+  half an ulp of an integer may truncate to the other side of it in rare cases. Hue and brightness have
+  no such sum and follow v2 exactly (torchvision v1's hue divides by 6 and writes
+  `t = v * (1 - s * (1 - f))`, which rounds differently; this follows v2).
+- **u16 and f32**: the same formulas with max 65535 or 1 (float images clamped to [0, 1] by each
+  blend, as torchvision's `_max_value(float) = 1`).
+)md",
+      .imports = {
+          {.name = "ColorJitter",
+           .how = "brightness, contrast, saturation, hue as ranges; torchvision's arithmetic, not Albumentations' "
+                  "OpenCV one",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "color_jitter"}};
+            for (const char* k : {"brightness", "contrast", "saturation"}) {
+              const double fallback_b = 0.2;
+              if (!t.has(k)) {
+                s[k] = ojson::array({1 - fallback_b, 1 + fallback_b});
+                continue;
+              }
+              const nlohmann::json& v = t.saved().at(k);
+              if (v.is_number()) s[k] = ojson::array({std::max(0.0, 1 - v.get<double>()), 1 + v.get<double>()});
+              else s[k] = ojson::array({v.at(0), v.at(1)});
+            }
+            const auto [hlo, hhi] = t.limit("hue", {-0.2, 0.2}, true);
+            s["hue"] = ojson::array({hlo, hhi});
+            t.note("ColorJitter follows torchvision's formulas here; Albumentations' OpenCV-based ones differ slightly");
+            return s;
+          }}},
+      .counterpart = {.none = "torchvision's four adjustments in a drawn order; OpenCV has no such call"},
   };
   return spec;
 }

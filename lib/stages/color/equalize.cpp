@@ -1,4 +1,8 @@
 // equalize: torchvision's equalize (RandomEqualize), PIL's histogram equalisation per channel.
+#include <functional>
+
+#include <opencv2/imgproc.hpp>
+
 #include "kernels/color/equalize.hpp"
 #include "lib/stages/engines/pointwise.hpp"
 #include "lib/stages/stage.hpp"
@@ -10,6 +14,7 @@ namespace {
 const StageSpec& equalize_spec() {
   static const StageSpec spec{
       .name = "equalize",
+      .family = "color",
       .summary = "Equalise the histogram of each colour channel (torchvision / PIL scheme); alpha is left alone.",
       .notes = {"As torchvision's equalize: per channel, the histogram of the image's values; step = (N - count of "
                 "the last nonempty bin) // max; where step is 0 the channel is unchanged, otherwise value v maps to "
@@ -29,6 +34,44 @@ const StageSpec& equalize_spec() {
       .cases = {R"({})"},
       .no_identity = "every image whose histogram can be spread changes",
       .bench = {R"({})"},
+      .arithmetic = R"md(
+torchvision v2's colour functionals (`torchvision.transforms.v2.functional`), with torch's float32
+arithmetic written out as individually rounded binary32 operations (no FMA). Alpha is copied; the colour channels are channels 0-2 (RGB order) or channel 0 of a gray image.
+
+`kernels/color/equalize.*`: three kernels and torchvision's `apply`:
+1. counts: `counts[c][bin]` += 1 for each pixel (`atomicAdd` on a GPU, a plain loop on the host: an
+   integer count, the same on every backend). Bins: the value (256 bins for 8 bits, 65536 for 16 bits);
+   float images `bin = (int)(clamp(v, 0, 1) * 255.999f)` (torchvision's float-to-uint8 conversion,
+   NaN to 0).
+2. one thread per channel: `last` = the last nonempty bin, `step = (N - counts[last]) / max` (N the
+   pixel count, max = bins - 1, int64); `step == 0`: identity table; otherwise `lut[0] = 0`,
+   `lut[b] = min(max, (cum[b-1] + step / 2) / step)`, `cum` the running count. This is PIL's
+   `ImageOps.equalize` as torchvision computes it; 8-bit images equal torchvision bit for bit.
+3. integer images: the [pointwise table](../arithmetic.md#pointwise-tables) with this device-built table; float images:
+   `out = (float)lut[bin] * (float)(1.0 / 255)` (256 levels, as torchvision's uint8 round trip).
+16-bit images use 65536 bins at full precision rather than torchvision's shift to 8 bits and back;
+a channel with fewer than 65535 pixels outside its top bin is therefore unchanged.
+)md",
+      .imports = {
+          {.name = "Equalize",
+           .how = "per channel, torchvision / PIL scheme (mode \"cv\" differs slightly)",
+           .convert = [](const TransformReader& t) {
+            if (t.has("by_channels") && !t.saved().at("by_channels").get<bool>())
+              t.fail("by_channels false (equalising luma) has no stage equivalent");
+            if (!t.has("mode") || t.saved().at("mode") != "pil")
+              t.note("Equalize: the PIL scheme; cv2.equalizeHist (mode \"cv\") rounds its table differently");
+            return ojson{{"stage", "equalize"}};
+          }}},
+      .counterpart = {.call = "cv::equalizeHist",
+                      .how = "on each channel (cv::split, cv::merge)",
+                      .make = [](const nlohmann::json&, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        return [&dst, src] {
+                          std::vector<cv::Mat> planes;
+                          cv::split(src, planes);
+                          for (cv::Mat& p : planes) cv::equalizeHist(p, p);
+                          cv::merge(planes, dst);
+                        };
+                      }},
   };
   return spec;
 }

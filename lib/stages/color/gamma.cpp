@@ -24,6 +24,7 @@ const Param<NumberParam> kGain{{.name = "gain",
 const StageSpec& gamma_spec() {
   static const StageSpec spec{
       .name = "gamma",
+      .family = "color",
       .summary = "Gamma correction: out = gain * (v / max)^gamma on the [0, 1] scale, back to the sample type.",
       .notes = {"As torchvision's adjust_gamma, in binary32: x = (float)v * (float)(1 / max); y = x^gamma (torch's "
                 "special exponents: 0.5 is sqrt, 2 is x * x, 3 is x * x * x; any other powf(x, (float)gamma)); "
@@ -43,6 +44,30 @@ const StageSpec& gamma_spec() {
       .cases = {R"({"gamma": 0.5})", R"({"gamma": 2.2, "gain": 1.3})", R"({"gamma": [0.7, 1.5], "gain": [0.8, 1.2]})"},
       .identity = R"({"gamma": 1, "gain": 1})",
       .bench = {R"({"gamma": 0.8})"},
+      .arithmetic = R"md(
+torchvision v2's colour functionals (`torchvision.transforms.v2.functional`), with torch's float32
+arithmetic written out as individually rounded binary32 operations (no FMA). Alpha is copied; the colour channels are channels 0-2 (RGB order) or channel 0 of a gray image.
+
+(8 and 16 bits only) the table on the host, in binary32: `x = (float)v * (float)(1.0 / max)`,
+`y = x^gamma` with torch's special exponents (`0.5`: `sqrtf`, `2`: `x * x`, `3`: `x * x * x`), else
+`powf(x, (float)gamma)`; if `gain != 1`, `y = clamp(y * (float)gain, 0, 1)` (torchvision clamps only
+then); 8-bit `out = (uint8)(y * 255.999f)`, truncated (torchvision's `to_dtype(scale=True)`); 16-bit
+`out = rne((double)y * 65535)`: torchvision's factor 65535.999 is 65536 in binary32 and would move
+the top 127 values of gamma 1 up by one, so 16-bit images round to nearest instead. The host `powf` is glibc's; torch's vectorised CPU kernel uses SLEEF's
+`powf` (1 ulp), so an entry whose scaled value lies within about an ulp of an integer can differ by
+1 from torch's. Float images are not taken: no kernel computes a power per pixel.
+)md",
+      .imports = {
+          {.name = "RandomGamma",
+           .how = "gamma_limit (percent) is gamma / 100",
+           .convert = [](const TransformReader& t) {
+            const auto [lo, hi] = t.limit("gamma_limit", {80, 120}, false);
+            ojson s{{"stage", "gamma"}};
+            s["gamma"] = span(lo / 100.0, hi / 100.0);
+            t.note("RandomGamma: torchvision's rounding (255.999); Albumentations' table truncates at 255");
+            return s;
+          }}},
+      .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;
 }

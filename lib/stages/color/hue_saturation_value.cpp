@@ -28,6 +28,7 @@ const Param<NumberParam> kHue = shift_param("hue_shift", 20, 180,
 const StageSpec& hue_saturation_value_spec() {
   static const StageSpec spec{
       .name = "hue_saturation_value",
+      .family = "color",
       .summary = "Shift hue, saturation and value in OpenCV's 8-bit HSV (Albumentations HueSaturationValue); "
                  "equal to cv::cvtColor and Albumentations' tables to the bit.",
       .notes = {"As Albumentations' HueSaturationValue on 8-bit RGB images: cv::cvtColor RGB2HSV (hue in [0, 180)), "
@@ -53,6 +54,52 @@ const StageSpec& hue_saturation_value_spec() {
       .no_identity = "zero shifts still convert to HSV and back, and OpenCV's 8-bit conversions do not invert each "
                      "other: about 40% of all RGB values move by a level or more",
       .bench = {R"({})"},
+      .arithmetic = R"md(
+Albumentations' **HueSaturationValue** on 8-bit RGB(A) images (default `p` 0.5): `cv::cvtColor`
+RGB2HSV, a table per component, `cv::cvtColor` HSV2RGB, with OpenCV 4.6's 8-bit arithmetic written out
+(`kernels/color/hue_saturation_value.hpp`). 16-bit, float and gray images are refused.
+
+- **Draws**: `hue_shift`, `sat_shift`, `val_shift` in that order, a number `s` meaning
+  `uniform(-|s|, |s|)` (0: no draw), `[lo, hi]` meaning `uniform(lo, hi)`. Defaults 20, 30, 20. The hue
+  is in OpenCV's 8-bit units (2 degrees), as Albumentations applies it to 8-bit images.
+- **To HSV** (integers): `v = max`, `d = v - min`, `s = (d * sdiv[v] + 2^11) >> 12`, `h` from the
+  max channel's difference (`g - b`, `b - r + 2d`, `r - g + 4d`) times `hdiv[d]`, same rounding, `+ 180`
+  when negative; `sdiv[i] = rne(255 * 2^12 / i)`, `hdiv[i] = rne(180 * 2^12 / (6 i))`, 0 at 0, built on
+  the host in double and uploaded.
+- **Tables** (numpy's arithmetic, in double): `H' = trunc((H + dh) mod 180)` (mod with the divisor's
+  sign), `S' = trunc(clamp(S + ds, 0, 255))` but `S' = 0` where `S = 0` (Albumentations keeps gray
+  pixels gray), `V' = trunc(clamp(V + dv, 0, 255))`.
+- **To RGB** (binary32): `sf = S * (1/255)`, `vf = V * (1/255)`, `t = H * (6/180)`, sector and fraction
+  `f` of `t`, `p = vf (1 - sf)`, `q = vf (1 - sf f)`, `u = vf (1 - sf (1 - f))`, the usual six-sector
+  choice, times 255. OpenCV converts each row's first `32 floor(W / 32)` pixels with its AVX2 code
+  and the others one at a time, and the two are not the same function: the blocks compute `1 - sf f`
+  and `1 - sf (1 - f)` each as one fused multiply-add and **truncate**; the others fuse only
+  `1 - sf f`, take `r = g = b = vf` when `S = 0`, and **round half to even**. Both are reproduced, by
+  the pixel's column. (OpenCV picks the code by CPU: with only SSE4.1 its blocks are 16 pixels and not
+  fused; the values reproduced are those of every CPU with AVX2.)
+- **No identity**: zero shifts still convert to HSV and back, and the 8-bit conversions are not
+  inverses: about 40% of all RGB values move. Albumentations returns the image untouched when all
+  three shifts are 0; this stage converts anyway.
+- **Checked** (`tests/stages/test_hue_saturation_value.cpp`): `EveryColourEqualsOpenCVsRoundTrip` (all
+  2^24 colours in rows of 4096, and rows of 7), `PhotographsEqualOpenCVAndAlbumentationsTables` (five
+  photographs, RGBA included), `RandomImagesOfEveryWidthEqualOpenCV` (widths 1 to 129 across the
+  32-pixel blocks): 0 differing values on both backends against cv::cvtColor, cv::LUT and cv::cvtColor.
+)md",
+      .imports = {
+          {.name = "HueSaturationValue",
+           .how = "hue_shift_limit, sat_shift_limit, val_shift_limit (same units)",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "hue_saturation_value"}};
+            const auto h = t.limit("hue_shift_limit", {-20, 20}, true);
+            const auto sa = t.limit("sat_shift_limit", {-30, 30}, true);
+            const auto v = t.limit("val_shift_limit", {-20, 20}, true);
+            s["hue_shift"] = ojson::array({h.first, h.second});
+            s["sat_shift"] = ojson::array({sa.first, sa.second});
+            s["val_shift"] = ojson::array({v.first, v.second});
+            return s;
+          }}},
+      .counterpart = {.none = "OpenCV does it as several calls (cv::cvtColor to HSV, a table per channel, cv::cvtColor "
+                              "back), not one"},
   };
   return spec;
 }

@@ -1,4 +1,8 @@
 // invert: the negative of the image (torchvision's RandomInvert / Albumentations' InvertImg).
+#include <functional>
+
+#include <opencv2/imgproc.hpp>
+
 #include "kernels/color/invert.hpp"
 #include "lib/stages/engines/pointwise.hpp"
 #include "lib/stages/stage.hpp"
@@ -10,6 +14,7 @@ namespace {
 const StageSpec& invert_spec() {
   static const StageSpec spec{
       .name = "invert",
+      .family = "color",
       .summary = "Invert the colours: max - v (8 and 16 bits), 1 - v (float); alpha is left alone.",
       .notes = {"As torchvision's RandomInvert (uint8: 255 - v) and Albumentations' InvertImg. Integer images go "
                 "through a table built on the host, float images through the formula; both are exact on every "
@@ -19,6 +24,22 @@ const StageSpec& invert_spec() {
       .cases = {R"({})"},
       .no_identity = "no 8- or 16-bit value is its own negative (max is odd)",
       .bench = {R"({})"},
+      .arithmetic = R"md(
+- 8- and 16-bit: `out = max - v` (255 - v, 65535 - v; bitwise NOT) through the
+  [pointwise tables](../arithmetic.md#pointwise-tables) on the devices; the CPU backend complements instead
+  (`invert_cpu.cpp`: `~v`, RGBA pixels as one word XOR a mask that spares alpha). Float: `out = 1 - v`,
+  one IEEE subtraction (`AUG_HD` formula).
+- Alpha is untouched; exact on every backend; as torchvision's RandomInvert and Albumentations' InvertImg.
+)md",
+      .imports = {
+          {.name = "InvertImg",
+           .how = "the same negative, 255 - v on 8-bit images",
+           .convert = [](const TransformReader&) { return ojson{{"stage", "invert"}}; }}},
+      .counterpart = {.call = "cv::bitwise_not",
+                      .how = "on every channel (alpha too, which the stage keeps: the same cost)",
+                      .make = [](const nlohmann::json&, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        return [&dst, src] { cv::bitwise_not(src, dst); };
+                      }},
   };
   return spec;
 }

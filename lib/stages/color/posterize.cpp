@@ -16,6 +16,7 @@ const Param<IntegerParam> kBits{{.name = "bits",
 const StageSpec& posterize_spec() {
   static const StageSpec spec{
       .name = "posterize",
+      .family = "color",
       .summary = "Keep the top `bits` bits of each colour value: v & ~(2^(B - bits) - 1), B the type's bits.",
       .notes = {"As torchvision's posterize: 8-bit images keep the top `bits` of 8 bits (bits = 8 leaves them "
                 "unchanged), 16-bit images the top `bits` of 16 (torchvision's mask for uint16), float images "
@@ -31,6 +32,25 @@ const StageSpec& posterize_spec() {
       .no_identity = "16-bit and float images are always quantised to 2^bits levels (8-bit images are unchanged "
                      "for bits = 8)",
       .bench = {R"({"bits": 4})"},
+      .arithmetic = R"md(
+torchvision v2's colour functionals (`torchvision.transforms.v2.functional`), with torch's float32
+arithmetic written out as individually rounded binary32 operations (no FMA). Alpha is copied; the colour channels are channels 0-2 (RGB order) or channel 0 of a gray image.
+
+integer images `out = v & ~(2^(B - bits) - 1)` with B = 8 or 16 (torchvision's mask:
+a 16-bit image keeps the top `bits` of its 16), by table; float images
+`clamp(floor(v * 2^bits), 0, 2^bits - 1) * 2^-bits` (`kernels/color/levels.*`), exact. `bits` 1..8,
+or [lo, hi] drawn as an integer per image.
+)md",
+      .imports = {
+          {.name = "Posterize",
+           .how = "num_bits is bits",
+           .convert = [](const TransformReader& t) {
+            const auto [lo, hi] = t.limit("num_bits", {4, 4}, false);
+            ojson s{{"stage", "posterize"}};
+            s["bits"] = ispan(lo, hi);
+            return s;
+          }}},
+      .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;
 }

@@ -27,6 +27,7 @@ const Param<NumberParam> kR = shift_param("r_shift", "red shift, a fraction of t
 const StageSpec& rgb_shift_spec() {
   static const StageSpec spec{
       .name = "rgb_shift",
+      .family = "color",
       .summary = "Add a random shift to the red, green and blue channels (Albumentations RGBShift), saturating.",
       .notes = {"As Albumentations' RGBShift: each channel's shift is drawn uniformly from [-s, s] for a number s "
                 "or from [lo, hi] ([s, s]: a fixed shift), per image. Shifts are fractions of the sample range here (Albumentations gives "
@@ -42,6 +43,31 @@ const StageSpec& rgb_shift_spec() {
       .cases = {R"({})", R"({"r_shift": [0.1, 0.3], "g_shift": -0.2, "b_shift": [-0.5, -0.4]})"},
       .identity = R"({"r_shift": 0, "g_shift": 0, "b_shift": 0})",
       .bench = {R"({})"},
+      .arithmetic = R"md(
+Albumentations' **RGBShift** (default `p` 0.5): `r_shift`, `g_shift`, `b_shift` drawn in that order,
+a number `s` meaning `uniform(-|s|, |s|)` (0: no draw), `[lo, hi]` meaning `uniform(lo, hi)` (`[s, s]`:
+the fixed shift `s`, no draw). Shifts are
+fractions of the range: Albumentations' 8-bit default 20 is the default 20/255 here. Gray images
+take `0.299 r + 0.587 g + 0.114 b` (double, as channel_gain).
+
+- **Integer**: a table per channel, `sat_T(rne(v + shift_c * max))` in double on the host
+  ([Pointwise tables](../arithmetic.md#pointwise-tables)).
+- **Float**: `clamp01(v + (float)shift_c)`. Alpha is copied.
+)md",
+      .imports = {
+          {.name = "RGBShift",
+           .how = "r/g/b_shift_limit; pixel units become fractions of 255",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "rgb_shift"}};
+            const char* keys[3][2] = {{"r_shift_limit", "r_shift"}, {"g_shift_limit", "g_shift"}, {"b_shift_limit", "b_shift"}};
+            for (const auto& k : keys) {
+              auto [lo, hi] = t.limit(k[0], {-20, 20}, true);
+              if (std::max(std::fabs(lo), std::fabs(hi)) > 1) lo /= 255, hi /= 255;
+              s[k[1]] = ojson::array({lo, hi});
+            }
+            return s;
+          }}},
+      .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;
 }

@@ -16,6 +16,7 @@ const Param<NumberParam> kFactor({.name = "factor",
 const StageSpec& sharpness_spec() {
   static const StageSpec spec{
       .name = "sharpness",
+      .family = "color",
       .summary = "Sharpen or blur by blending with a 3x3 smoothed image (torchvision's adjust_sharpness).",
       .notes = {"As torchvision's RandomAdjustSharpness (transforms.v2 arithmetic): the degenerate image is the "
                 "kernel [[1, 1, 1], [1, 5, 1], [1, 1, 1]] / 13 on the interior pixels, rounded for integer images; "
@@ -34,6 +35,27 @@ const StageSpec& sharpness_spec() {
       .cases = {R"({"factor": 2.0})", R"({"factor": 0.0})", R"({"factor": [0.3, 4.0]})"},
       .identity = R"({"factor": 1})",
       .bench = {R"({"factor": 2.0})"},
+      .arithmetic = R"md(
+torchvision's `adjust_sharpness` (v2) / RandomAdjustSharpness (`kernels/color/sharpness.hpp`); default
+`p` 0.5 as torchvision's; the factor is a number or a range drawn per image (torchvision: fixed).
+
+- Images of width or height <= 2 are copied. Otherwise the one-pixel border keeps its values (float
+  images: clamped to [0, 1], as torchvision clamps the whole output) and each interior value `x` of a
+  colour channel becomes `settle(x + rest * (d - x))`, `rest = (float)(1 - factor)`, binary32, product
+  rounded before the sum.
+- u8/u16: `d = round((n8 + 5x) / 13)` computed exactly as `(2 (n8 + 5x) + 13) / 26` in integers (`n8` the
+  sum of the 8 neighbours). torchvision convolves in binary32 with weights (float)(1/13) and
+  (float)(5/13) and rounds; a multiple of 1/13 is never closer than 1/26 to a half-integer, far more than
+  the binary32 error, so both give the same `d` whatever the order of the sum.
+- f32: `d = sum of w * v` over the 3x3 window in row order (`acc = acc + w * v` from +0), weights
+  (float)(1/13) and (float)(5/13); torch's conv2d sums in its own order, within a few ulp.
+- As for color_jitter, torch's `add_(alpha=1 - f)` may fuse; torchvision's v1 transform blends as
+  `f * x + (1 - f) * d` instead, which rounds differently (a truncated value may differ by 1).
+)md",
+      .no_import = "torchvision's adjust_sharpness (3x3 smoothing blended by a factor); Albumentations' Sharpen "
+                   "and Emboss use other kernels and are not available yet",
+      .counterpart = {.none = "torchvision's adjust_sharpness; cv::filter2D would compute its 3x3 smoothing without the "
+                              "kept border and the blend"},
   };
   return spec;
 }

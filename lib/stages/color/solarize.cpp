@@ -17,6 +17,7 @@ const Param<NumberParam> kThreshold{{.name = "threshold",
 const StageSpec& solarize_spec() {
   static const StageSpec spec{
       .name = "solarize",
+      .family = "color",
       .summary = "Invert every colour value at or above threshold * max: v >= t ? max - v : v.",
       .notes = {"As torchvision's solarize with its threshold given as a fraction of the range: integer images "
                 "compare (float)v >= (float)(threshold * max) (torchvision compares uint8 values with its "
@@ -32,6 +33,30 @@ const StageSpec& solarize_spec() {
       .cases = {R"({"threshold": 0.5})", R"({"threshold": 0})", R"({"threshold": [0.2, 0.9]})"},
       .identity = R"({"threshold": 2})",
       .bench = {R"({"threshold": 0.5})"},
+      .arithmetic = R"md(
+torchvision v2's colour functionals (`torchvision.transforms.v2.functional`), with torch's float32
+arithmetic written out as individually rounded binary32 operations (no FMA). Alpha is copied; the colour channels are channels 0-2 (RGB order) or channel 0 of a gray image.
+
+the threshold is a fraction of the range. Integer images: `t = (float)(threshold * max)`
+(double product, rounded to binary32 as torch compares uint8 with a float scalar in float32), then
+`(float)v >= t ? max - v : v`, by table; float images `v >= (float)threshold ? 1 - v : v`. torchvision's
+`threshold=128` on uint8 is `128/255` here. Thresholds above 1 (accepted up to 2) invert nothing.
+)md",
+      .imports = {
+          {.name = "Solarize",
+           .how = "threshold in pixels becomes a fraction of 255; threshold_range as is",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "solarize"}};
+            if (t.has("threshold_range")) {
+              const auto [lo, hi] = t.limit("threshold_range", {0.5, 0.5}, false);
+              s["threshold"] = span(lo, hi);
+            } else {
+              const auto [lo, hi] = t.limit("threshold", {128, 128}, false);
+              s["threshold"] = span(lo / 255.0, hi / 255.0);
+            }
+            return s;
+          }}},
+      .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;
 }

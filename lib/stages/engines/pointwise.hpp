@@ -9,7 +9,7 @@
 
 #include "kernels/engines/pointwise.hpp"
 #include "lib/core/image.hpp"
-#include "lib/exec/kernel_context.hpp"
+#include "lib/stages/kernel_context.hpp"
 
 namespace aug {
 

@@ -9,7 +9,7 @@
 
 #include "kernels/engines/separable.hpp"
 #include "lib/core/image.hpp"
-#include "lib/exec/kernel_context.hpp"
+#include "lib/stages/kernel_context.hpp"
 #include "lib/stages/engines/vocabulary.hpp"
 
 namespace aug {

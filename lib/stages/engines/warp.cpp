@@ -1,6 +1,8 @@
+#include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/warp.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -176,11 +178,8 @@ const std::vector<float>& warp_bicubic_table_float() { return bicubic_tables().f
 namespace {
 
 void opencv_warp(const ImageRef& in, const ImageRef& out, const Warp& w) {
-  static constexpr int kCvBorder[] = {cv::BORDER_CONSTANT, cv::BORDER_REPLICATE, cv::BORDER_REFLECT,
-                                      cv::BORDER_REFLECT_101, cv::BORDER_WRAP};  // in Border's order
-  const int interp = w.interp == Interp::Nearest ? cv::INTER_NEAREST
-                                                 : (w.interp == Interp::Bilinear ? cv::INTER_LINEAR : cv::INTER_CUBIC);
-  const int border = kCvBorder[static_cast<int>(w.border)];
+  const int interp = cv_warp_interpolation(w.interp);
+  const int border = cv_border(w.border);
   const cv::Scalar fill(w.fill[0], w.fill[1], w.fill[2], w.fill[3]);
   cv::Mat dst = as_mat(out);
   std::array<double, 9> m = w.matrix;

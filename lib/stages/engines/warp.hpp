@@ -12,7 +12,7 @@
 
 #include "kernels/engines/warp.hpp"
 #include "lib/core/image.hpp"
-#include "lib/exec/kernel_context.hpp"
+#include "lib/stages/kernel_context.hpp"
 #include "lib/stages/engines/vocabulary.hpp"
 
 namespace aug {

@@ -1,9 +1,11 @@
 // gaussian_blur: separable Gaussian filter.
 #include <cmath>
+#include <functional>
 
 #include <opencv2/imgproc.hpp>
 
 #include "lib/io/cv_bridge.hpp"
+#include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/resample.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -32,6 +34,7 @@ const Choice<Border> kBorder = border_param({Border::Reflect101, Border::Replica
 const StageSpec& gaussian_blur_spec() {
   static const StageSpec spec{
       .name = "gaussian_blur",
+      .family = "filter",
       .summary = "Gaussian blur with a fixed or random sigma; 8-bit images equal cv::GaussianBlur to the bit.",
       .notes = {"The kernel is OpenCV's (cv::getGaussianKernel); without kernel_size its size is "
                 "round(6 sigma + 1) made odd. 8-bit results equal cv::GaussianBlur to the bit (8-bit fixed-point "
@@ -48,6 +51,58 @@ const StageSpec& gaussian_blur_spec() {
                 R"({"sigma": 6})"},
       .identity = R"({"sigma": 1, "kernel_size": 1})",
       .bench = {R"({"sigma": 1.0, "kernel_size": 7})", R"({"sigma": 3.0})"},
+      .arithmetic = R"md(
+Reproduces the 8-bit bit-exact path of **`cv::GaussianBlur`** (OpenCV 4.6) with `ksize = (k, k)` and
+`sigmaX = sigmaY = sigma`, when called with the border ORed with BORDER_ISOLATED or on a continuous
+image (on a `cv::Mat` ROI view OpenCV takes its float path and reads pixels outside the ROI).
+
+- **Draws**: `sigma` (if a range), then `border` (if a list).
+- **Size**: the given odd `kernel_size`, or `rne(6*sigma + 1) | 1` (OpenCV's rule for 8-bit images;
+  OpenCV uses `8*sigma + 1` for other depths, here every type uses `6*sigma + 1`).
+- **Kernel**: `cv::getGaussianKernel(k, sigma, CV_64F)`, called on the host: OpenCV's softdouble values
+  `t_i = exp((1 - k + 2i)^2 * (-0.125 / sigma^2))` for `i < r = (k-1)/2` with OpenCV's own softfloat
+  `exp` (not libm), `sum = 2*sum(t) + 1`, `K_i = t_i * (1/sum)`, centre `1/sum`.
+- **Fixed-point taps** (`F = 8` for u8, 14 for u16), error diffusion from the outside in: `err = 0`;
+  for `i < r`: `adj = K_i * 2^F + err`, `v = rne(adj)`, `err = adj - v`, `q_i = q_{k-1-i} = v`; then
+  `q_r = 2^F - 2*sum(v)`. At `F = 8`: k = 7, sigma = 1 gives `1 14 62 102 62 14 1`; k = 13,
+  sigma = 2 gives `1 2 7 16 31 45 52 45 31 16 7 2 1`.
+- **Tables**: output `o`, tap `i` reads `border_index(o + i - r)`, weight 0 under `constant`; the same
+  taps for x and y. `kernel_size` 1 is the identity.
+- **8-bit**: `H = sum_i q_i * p` (at most 65280), `out = (sum_j q_j * H + 2^15) >> 16`: OpenCV's
+  `fixedSmoothInvoker` formula, of which its special cases (121, 14641, symmetric kernels, SIMD bias
+  tricks) are rearrangements. **16-bit**: `round_shift(sum, 28)`. **Float**: `(float)K_i`, x then y.
+- **CPU backend**: 8-bit images call `cv::GaussianBlur(k, k, sigma, sigma, border | BORDER_ISOLATED)`,
+  which computes exactly the above; 16-bit and float images run the separable engine's host driver.
+)md",
+      .imports = {
+          {.name = "GaussianBlur",
+           .how = "sigma_limit is sigma; with sigma_limit 0 (Albumentations' default) the sigmas OpenCV derives "
+                  "from blur_limit's odd sizes, 0.3 ((k - 1) / 2 - 1) + 0.8",
+           .convert = [](const TransformReader& t) {
+            const auto [slo, shi] = t.limit("sigma_limit", {0, 0}, false);
+            ojson s{{"stage", "gaussian_blur"}};
+            if (shi > 0) {
+              s["sigma"] = span(std::max(slo, 0.1), shi);
+              if (t.has("blur_limit")) t.note("blur_limit left out: the kernel size follows from sigma");
+              return s;
+            }
+            const auto [klo, khi] = t.limit("blur_limit", {3, 7}, false, 3);
+            auto sigma_of = [](double k) { return 0.3 * ((k - 1) * 0.5 - 1) + 0.8; };
+            s["sigma"] = span(sigma_of(std::max(3.0, klo)), sigma_of(std::max(3.0, khi)));
+            t.note("kernel sizes " + std::to_string(static_cast<int>(klo)) + ".." + std::to_string(static_cast<int>(khi)) +
+                   " become a continuous sigma range");
+            return s;
+          }}},
+      .counterpart = {.call = "cv::GaussianBlur",
+                      .how = "the resolved kernel_size, sigma (both axes) and border",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const int k = m.at("kernel_size").get<int>();
+                        const double sigma = m.at("sigma").get<double>();
+                        const int border = cv_border(m.at("border").get<std::string>());
+                        return [&dst, src, k, sigma, border] {
+                          cv::GaussianBlur(src, dst, cv::Size(k, k), sigma, sigma, border);
+                        };
+                      }},
   };
   return spec;
 }
@@ -65,11 +120,9 @@ class BlurOp final : public Op {
       // cv::GaussianBlur's 8-bit path computes exactly this: the same kernel, rounded to the same
       // 8-bit taps, the same sums and one rounding (docs/arithmetic.md#gaussian_blur); ISOLATED keeps
       // it off pixels outside the view. The tests hold the two equal.
-      static constexpr int kCv[] = {cv::BORDER_CONSTANT, cv::BORDER_REPLICATE, cv::BORDER_REFLECT,
-                                    cv::BORDER_REFLECT_101};  // in Border's order; no wrap here
       cv::Mat dst = as_mat(out);
       cv::GaussianBlur(as_mat(in), dst, cv::Size(ksize_, ksize_), sigma_, sigma_,
-                       kCv[static_cast<int>(border_)] | cv::BORDER_ISOLATED);
+                       cv_border(border_) | cv::BORDER_ISOLATED);
       return;
     }
     const std::vector<double> k = kernel();

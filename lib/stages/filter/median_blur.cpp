@@ -1,4 +1,6 @@
 // median_blur: Albumentations' MedianBlur, the median of a k x k window with replicated edges.
+#include <functional>
+
 #include <opencv2/imgproc.hpp>
 
 #include "kernels/filter/median_blur.hpp"
@@ -23,6 +25,7 @@ const Param<IntegerParam> kKernelSize{{.name = "kernel_size",
 const StageSpec& median_blur_spec() {
   static const StageSpec spec{
       .name = "median_blur",
+      .family = "filter",
       .summary = "Median of the k x k window around each pixel (Albumentations MedianBlur); 8-bit images equal "
                  "cv::medianBlur to the bit.",
       .notes = {"As Albumentations' MedianBlur, which calls cv::medianBlur: every channel (alpha too) takes the "
@@ -39,6 +42,44 @@ const StageSpec& median_blur_spec() {
       .cases = {R"({"kernel_size": 3})", R"({"kernel_size": 5})", R"({"kernel_size": [3, 7]})"},
       .no_identity = "a median window of 3 or more changes any image that is not locally constant",
       .bench = {R"({"kernel_size": 3})", R"({"kernel_size": 7})"},
+      .arithmetic = R"md(
+Albumentations' **MedianBlur** (default `p` 0.5), which calls **`cv::medianBlur`**
+(`kernels/filter/median_blur.hpp`).
+
+- **Draws**: `kernel_size` `[lo, hi]` (both odd) draws `lo + 2 * integer(0, (hi - lo) / 2)`: each odd
+  size of the range alike, as Albumentations' `blur_limit`. Default `[3, 7]`; 3 to 99.
+- **Value**: each channel (alpha too) takes the median of its `k x k` window, the image extended by
+  replicating its edges (OpenCV's BORDER_REPLICATE, the only border `cv::medianBlur` has): the value of
+  rank `(k*k - 1) / 2` in the sorted window. A median selects one of the input values, so there is no
+  rounding anywhere, for any type.
+- **Selection**: bit by bit from the top over unsigned keys (the value itself for 8- and 16-bit
+  images; for float the bit pattern with the sign bit set for non-negative values and all bits
+  inverted for negative ones, which orders floats as numbers, -0 below +0). Each pass counts the
+  window's keys that agree with the bits fixed so far and have 0 in the next bit; the bit is 0 when the
+  rank lies among them, else 1 and they count as below. Windows of up to 49 values are gathered once;
+  larger ones are re-read on each pass. 8, 16 or 32 passes.
+- **CPU path**: `cv::medianBlur` for 8-bit images (every size) and for 16-bit and float at `k` 3 and
+  5, the sizes OpenCV takes for them; the kernel bodies otherwise.
+- **Checked**: `MedianBlur.EightBitEqualsOpenCVForEverySize` (k 3 to 21, 1/3/4 channels, 37x23,
+  5x4, 2x9 and 1x1), `PhotographsEqualOpenCV` (k 3 and 7), `SixteenBitAndFloatEqualOpenCVAtThreeAndFive`:
+  0 differing values on both backends; `EverySizeAndTypeIsTheTrueMedian` (a sort of every window, k 7
+  to 13): 0.
+)md",
+      .imports = {
+          {.name = "MedianBlur",
+           .how = "blur_limit is kernel_size",
+           .convert = [](const TransformReader& t) {
+            const auto [lo, hi] = t.limit("blur_limit", {3, 7}, false, 3);
+            ojson s{{"stage", "median_blur"}};
+            s["kernel_size"] = ispan(lo, hi);
+            return s;
+          }}},
+      .counterpart = {.call = "cv::medianBlur",
+                      .how = "the resolved kernel_size",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const int k = m.at("kernel_size").get<int>();
+                        return [&dst, src, k] { cv::medianBlur(src, dst, k); };
+                      }},
   };
   return spec;
 }

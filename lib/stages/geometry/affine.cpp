@@ -1,5 +1,6 @@
 // affine: torchvision's RandomAffine (angle, translate, scale, shear about a centre) on the warp
 // engine; 8-bit images equal cv::warpAffine with the recorded matrix.
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -46,6 +47,7 @@ const Param<std::vector<double>> kFill = fill_param();
 const StageSpec& affine_spec() {
   static const StageSpec spec{
       .name = "affine",
+      .family = "geometry",
       .summary = "Random affine transform as torchvision's RandomAffine: angle, integer translation, scale and "
                  "x/y shear about a centre; 8-bit equals cv::warpAffine with the recorded matrix.",
       .notes = {"Draws as torchvision v2's RandomAffine, in its order: angle ~ U(angle), tx = round(U(-fx*W, fx*W)) "
@@ -80,6 +82,73 @@ const StageSpec& affine_spec() {
       .identity = R"({"angle": 0, "translate": [0, 0], "scale": [1, 1], "shear": 0, "interpolation": "bicubic"})",
       .bench = {R"({"angle": 10, "translate": [0.1, 0.1], "scale": [1.1, 1.1], "shear": 5})",
                 R"({"angle": -10, "shear": [-5, 5, -5, 5], "interpolation": "nearest"})"},
+      .arithmetic = R"md(
+torchvision v2's RandomAffine draws, in its order: `angle ~ U`, `tx = rne(U(-fx*W, fx*W))`,
+`ty = rne(U(-fy*H, fy*H))`, `scale ~ U`, `shear_x ~ U`, `shear_y ~ U`; the forward matrix is
+`_get_inverse_affine_matrix(inverted=False)` in double: with `r`, `sx`, `sy` in radians,
+`a = cos(r-sy)/cos(sy)`, `b = -cos(r-sy)*tan(sx)/cos(sy) - sin(r)`, `c = sin(r-sy)/cos(sy)`,
+`d = -sin(r-sy)*tan(sx)/cos(sy) + cos(r)`, times the scale, then `m2 = m0*(-cx) + m1*(-cy) + cx + tx`
+(`m5` likewise): T·C·R·S·SHy·SHx·C⁻¹. A positive angle turns clockwise on screen, as torchvision's affine.
+
+The matrix is resolved on the host; the pixels are the [warp engine](../arithmetic.md#warp-engine)'s, so 8-bit outputs equal `cv::warpAffine` / `cv::warpPerspective` run with the `matrix`, `width`, `height`, `interpolation`, `border` and `fill` the manifest records.
+)md",
+      .imports = {
+          {.name = "ShiftScaleRotate",
+           .how = "rotate_limit r is angle [-r, r]; scale_limit l is scale [1 - l, 1 + l]; shift_limit f is "
+                  "translate f (the shift rounded to whole pixels); border_mode (default reflect101), value",
+           .convert = [](const TransformReader& t) {
+            const auto [rlo, rhi] = t.limit("rotate_limit", {-45, 45}, true);
+            const auto [slo, shi] = t.limit("scale_limit", {-0.1, 0.1}, true);
+            const auto [tlo, thi] = t.limit("shift_limit", {-0.0625, 0.0625}, true);
+            double fx = std::max(std::fabs(tlo), std::fabs(thi)), fy = fx;
+            if (t.has("shift_limit_x")) fx = std::fabs(t.limit("shift_limit_x", {0, 0}, true).second);
+            if (t.has("shift_limit_y")) fy = std::fabs(t.limit("shift_limit_y", {0, 0}, true).second);
+            if (tlo != -thi) t.note("shift range made symmetric: translate " + std::to_string(fx));
+            ojson s{{"stage", "affine"}};
+            s["angle"] = span(-rhi, -rlo);  // counter-clockwise there, clockwise here
+            s["translate"] = ojson::array({fx, fy});
+            s["scale"] = ojson::array({1 + slo, 1 + shi});
+            s["interpolation"] = t.interpolation();
+            s["border"] = t.border(4);
+            t.fill(s);
+            t.mask_fill();
+            t.note("ShiftScaleRotate shifts by fractions of a pixel; affine rounds the shift to whole pixels");
+            return s;
+          }},
+          {.name = "Affine",
+           .how = "scale, translate_percent (symmetric), rotate, shear, interpolation, mode / border_mode, cval / "
+                  "fill; per-axis scale, translate_px and fit_output are refused",
+           .convert = [](const TransformReader& t) {
+            if (t.has("translate_px")) t.fail("translate_px has no stage equivalent (affine translates by fractions)");
+            if (t.has("fit_output") && t.saved().at("fit_output").get<bool>()) t.fail("fit_output true has no stage equivalent");
+            auto axis_pair = [&](const char* key, std::pair<double, double> fallback, bool symmetric) {
+              if (t.has(key) && t.saved().at(key).is_object()) {
+                const nlohmann::json& d = t.saved().at(key);
+                const auto x = t.limit_in(d, "x", fallback, symmetric), y = t.limit_in(d, "y", fallback, symmetric);
+                return std::pair{x, y};
+              }
+              const auto v = t.limit(key, fallback, symmetric);
+              return std::pair{v, v};
+            };
+            ojson s{{"stage", "affine"}};
+            const auto [sx, sy] = axis_pair("scale", {1, 1}, false);
+            if (sx != sy) t.fail("a different scale for x and y has no stage equivalent");
+            s["scale"] = ojson::array({sx.first, sx.second});
+            const auto [tx, ty] = axis_pair("translate_percent", {0, 0}, true);
+            if (tx.first != -tx.second || ty.first != -ty.second) t.fail("translate_percent must be symmetric (-f, f)");
+            s["translate"] = ojson::array({tx.second, ty.second});
+            const auto [rlo, rhi] = t.limit("rotate", {0, 0}, true);
+            s["angle"] = span(rlo, rhi);
+            if (rlo != -rhi) t.note("rotate range used as is: affine's angle is clockwise; check the direction");
+            const auto [shx, shy] = axis_pair("shear", {0, 0}, true);
+            s["shear"] = ojson::array({shx.first, shx.second, shy.first, shy.second});
+            s["interpolation"] = t.interpolation();
+            s["border"] = t.border(0);
+            t.fill(s);
+            t.mask_fill();
+            return s;
+          }}},
+      .counterpart = warp_counterpart(),
   };
   return spec;
 }

@@ -1,8 +1,13 @@
 // crop: cut a window of a fixed size from the centre or from a random position.
+#include <array>
 #include <cstring>
+#include <functional>
+
+#include <opencv2/imgproc.hpp>
 
 #include "kernels/geometry/crop.hpp"
 #include "lib/core/error.hpp"
+#include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/geometry/padding.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -36,6 +41,7 @@ const Param<std::vector<double>> kFill = fill_param();
 const StageSpec& crop_spec() {
   static const StageSpec spec{
       .name = "crop",
+      .family = "geometry",
       .summary = "Cut a width x height window from the centre or from a uniformly random position, after optional "
                  "padding (torchvision RandomCrop's padding and pad_if_needed).",
       .notes = {"An image smaller than the window is a per-file error naming the stage; other inputs go on, unless "
@@ -59,6 +65,60 @@ const StageSpec& crop_spec() {
                 R"({"size": [8, 6], "padding": [3, 0, 1, 2], "pad_if_needed": true, "fill": [1, 2, 3, 4]})"},
       .no_identity = "the window has a fixed size; a crop of the whole image is one only for images of that size",
       .bench = {R"({"size": [1280, 720]})", R"({"size": [1280, 720], "padding": 32, "position": "random"})"},
+      .arithmetic = R"md(
+Pixels are moved, never computed: exact for every type, float included (bit copies).
+
+- **crop**: `out(x, y) = in(x + x0, y + y0)`; centre `x0 = (W - w)/2`, `y0 = (H - h)/2` (integer
+  division); random `x0 = integer(0, W - w)`, then `y0 = integer(0, H - h)`. A window larger than the
+  (padded) image is a per-file error unless `pad_if_needed` is true.
+- The CPU backend copies one `memcpy` per row; the kernels share one body with flip
+  (`kernels/geometry/move.hpp`): output `(x, y)` takes input `(x0 + dx*x, y0 + dy*y)`, `dx, dy = +-1`.
+- **crop with `padding` / `pad_if_needed`** (torchvision RandomCrop's steps): the image is padded by
+  `padding` (l, t, r, b) to `W1 = W + l + r`, `H1 = H + t + b`; with `pad_if_needed`, an axis still
+  shorter than the window gets `e = w - W1` added on both sides (`W2 = W1 + 2e`, likewise `f` for the
+  height); `x0`, `y0` are then drawn as above over `W2 x H2`. Each axis reads through both paddings in
+  turn, `i = border_index(border_index(x + x0 - e, W1) - l, W)`, so the second padding mirrors (or
+  wraps) the first one's result exactly as two successive pads do; either level outside under
+  `constant` gives the fill. Without any padding the plain crop runs (the same bytes and draws as
+  before; the border is drawn only when something is padded). These window crops run
+  [pad](#pad)'s window kernel (on the CPU backend its host driver).
+)md",
+      .imports = {
+          {.name = "CenterCrop",
+           .how = "height, width; position center",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "crop"}};
+            s["size"] = t.size();
+            s["position"] = "center";
+            if (t.has("pad_if_needed")) s["pad_if_needed"] = t.saved().at("pad_if_needed");
+            return s;
+          }},
+          {.name = "RandomCrop",
+           .how = "height, width; position random",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "crop"}};
+            s["size"] = t.size();
+            s["position"] = "random";
+            if (t.has("pad_if_needed")) s["pad_if_needed"] = t.saved().at("pad_if_needed");
+            return s;
+          }}},
+      .counterpart = {.call = "cv::Mat::copyTo of the ROI (after cv::copyMakeBorder when the window leaves the image)",
+                      .how = "the resolved window, padding and border",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const cv::Rect roi(m.at("x").get<int>(), m.at("y").get<int>(), m.at("width").get<int>(),
+                                           m.at("height").get<int>());
+                        const auto pad = m.at("padding").get<std::array<int, 4>>();
+                        const auto extra = m.at("pad_if_needed").get<std::array<int, 2>>();
+                        if (pad == std::array<int, 4>{0, 0, 0, 0} && extra == std::array<int, 2>{0, 0})
+                          return [&dst, src, roi] { src(roi).copyTo(dst); };
+                        const int border = cv_border(m.value("border", std::string("constant")));
+                        return [&dst, src, roi, pad, extra, border] {
+                          cv::Mat padded;
+                          cv::copyMakeBorder(src, padded, pad[1] + extra[1], pad[3] + extra[1], pad[0] + extra[0],
+                                             pad[2] + extra[0], border, cv::Scalar());
+                          padded(roi).copyTo(dst);
+                        };
+                      }},
   };
   return spec;
 }

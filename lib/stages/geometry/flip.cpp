@@ -1,5 +1,8 @@
 // flip: mirror the image horizontally or vertically.
+#include <functional>
+
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "kernels/geometry/flip.hpp"
 #include "lib/io/cv_bridge.hpp"
@@ -19,6 +22,7 @@ const Choice<Direction> kDirection{kDirections,
 const StageSpec& flip_spec() {
   static const StageSpec spec{
       .name = "flip",
+      .family = "geometry",
       .summary = "Mirror the image left-right (horizontal) or top-bottom (vertical).",
       .params = {kDirection},
       .tolerance = {.reason = "pixels are moved, never computed"},
@@ -27,6 +31,34 @@ const StageSpec& flip_spec() {
                 R"({"direction": "vertical"})"},
       .no_identity = "every direction mirrors the image",
       .bench = {R"({"direction": "horizontal"})"},
+      .arithmetic = R"md(
+Pixels are moved, never computed: exact for every type, float included (bit copies).
+
+- **flip**: `out(x, y) = in(W-1-x, y)` (horizontal) or `in(x, H-1-y)` (vertical); a list draws one.
+- The CPU backend calls `cv::flip`; the kernels share one body with crop
+  (`kernels/geometry/move.hpp`): output `(x, y)` takes input `(x0 + dx*x, y0 + dy*y)`, `dx, dy = +-1`.
+)md",
+      .imports = {
+          {.name = "HorizontalFlip",
+           .how = "direction horizontal",
+           .convert = [](const TransformReader&) {
+            ojson s{{"stage", "flip"}};
+            s["direction"] = "horizontal";
+            return s;
+          }},
+          {.name = "VerticalFlip",
+           .how = "direction vertical",
+           .convert = [](const TransformReader&) {
+            ojson s{{"stage", "flip"}};
+            s["direction"] = "vertical";
+            return s;
+          }}},
+      .counterpart = {.call = "cv::flip",
+                      .how = "code 1 (horizontal) or 0 (vertical)",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const int code = m.at("direction").get<std::string>() == "horizontal" ? 1 : 0;
+                        return [&dst, src, code] { cv::flip(src, dst, code); };
+                      }},
   };
   return spec;
 }

@@ -1,8 +1,13 @@
 // pad: add pixels around the image, by fixed amounts or up to a minimum size.
+#include <array>
+#include <functional>
+
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "kernels/geometry/window.hpp"
 #include "lib/io/cv_bridge.hpp"
+#include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/geometry/padding.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -36,6 +41,7 @@ const Param<std::vector<double>> kFill = fill_param();
 const StageSpec& pad_spec() {
   static const StageSpec spec{
       .name = "pad",
+      .family = "geometry",
       .summary = "Add pixels around the image: fixed amounts per side, or up to a minimum size; any border, "
                  "equal to OpenCV's copyMakeBorder.",
       .notes = {"padding takes the forms torchvision's Pad takes: one number for every side, [left/right, "
@@ -61,6 +67,51 @@ const StageSpec& pad_spec() {
                 R"({"min_size": [3, 4], "fill": 0.5})"},
       .identity = R"({"padding": 0})",
       .bench = {R"({"padding": 32, "border": "reflect101"})", R"({"min_size": [2048, 2048]})"},
+      .arithmetic = R"md(
+`kernels/geometry/window.{hpp,cu}`: `out(x, y) = in(ix(x), iy(y))` with, per axis, up to two nested
+paddings resolved by `border_index` (`kernels/core/border.hpp`, equal to `cv::borderInterpolate`);
+`-1` on either level (constant border) gives the channel's fill, passed by value, saturated on the
+host (integers: rounded half to even and clamped, as `cv::saturate_cast`; float: `(float)fill`).
+
+- **pad**: one level, `ix(x) = border_index(x - left, W)`. Equal to `cv::copyMakeBorder(top, bottom,
+  left, right)` for every border and every padding, larger than the image included (held by the tests
+  on photographs, all types). The CPU backend calls `cv::copyMakeBorder` itself; the kernels run the
+  window body. The window's host driver (`window_cpu.cpp`, crop's padded windows) evaluates the same
+  `ix`, `iy` once per column and row and copies the longest run of consecutive input columns with one
+  `memcpy` per row, the border bands pixel by pixel.
+- **min_size**: `dx = max(0, min_w - W)`; center: `left = dx / 2` (rounded down), `right = dx - left`
+  (PadIfNeeded's and torchvision CenterCrop's split); top-left: `left = 0`; random: `left =
+  integer(0, dx)`, then `top = integer(0, dy)`. The position is drawn first, then the border.
+)md",
+      .imports = {
+          {.name = "PadIfNeeded",
+           .how = "min_height, min_width are min_size; position center / top_left / random; border_mode (default "
+                  "reflect101), value / fill",
+           .convert = [](const TransformReader& t) {
+            if (t.has("pad_height_divisor") || t.has("pad_width_divisor"))
+              t.fail("padding to a divisor has no stage equivalent");
+            ojson s{{"stage", "pad"}};
+            s["min_size"] = ojson::array({t.has("min_width") ? t.saved().at("min_width") : nlohmann::json(1024),
+                                          t.has("min_height") ? t.saved().at("min_height") : nlohmann::json(1024)});
+            const std::string pos = t.has("position") ? t.saved().at("position").get<std::string>() : "center";
+            if (pos == "center") s["position"] = "center";
+            else if (pos == "top_left") s["position"] = "top-left";
+            else if (pos == "random") s["position"] = "random";
+            else t.fail("position \"" + pos + "\" has no stage equivalent (center, top_left or random)");
+            s["border"] = t.border(4);
+            t.fill(s);
+            t.mask_fill();
+            return s;
+          }}},
+      .counterpart = {.call = "cv::copyMakeBorder",
+                      .how = "the resolved padding (left, top, right, bottom) and border",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const auto s = m.at("padding").get<std::array<int, 4>>();
+                        const int border = cv_border(m.at("border").get<std::string>());
+                        return [&dst, src, s, border] {
+                          cv::copyMakeBorder(src, dst, s[1], s[3], s[0], s[2], border, cv::Scalar());
+                        };
+                      }},
   };
   return spec;
 }
@@ -75,12 +126,10 @@ class PadOp final : public Op {
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     if (ctx.cpu()) {  // pixels moved or set, nothing computed: OpenCV's copy loops (the tests hold them equal)
-      static constexpr int kCv[] = {cv::BORDER_CONSTANT, cv::BORDER_REPLICATE, cv::BORDER_REFLECT,
-                                    cv::BORDER_REFLECT_101, cv::BORDER_WRAP};
       cv::Scalar fill;
       for (int c = 0; c < 4; ++c) fill[c] = fill_for_channel(fill_, c);
       cv::Mat dst = as_mat(out);
-      cv::copyMakeBorder(as_mat(in), dst, sides_[1], sides_[3], sides_[0], sides_[2], kCv[static_cast<int>(border_)],
+      cv::copyMakeBorder(as_mat(in), dst, sides_[1], sides_[3], sides_[0], sides_[2], cv_border(border_),
                          fill);
       return;
     }

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/geometry/window.hpp"
-#include "lib/exec/kernel_context.hpp"
+#include "lib/stages/kernel_context.hpp"
 #include "lib/params/config.hpp"
 #include "lib/stages/engines/vocabulary.hpp"
 

@@ -24,6 +24,7 @@ const Param<std::vector<double>> kFill = fill_param();
 const StageSpec& perspective_spec() {
   static const StageSpec spec{
       .name = "perspective",
+      .family = "geometry",
       .summary = "Random perspective as torchvision's RandomPerspective: the corners move inwards by integer "
                  "offsets; 8-bit equals cv::warpPerspective with the recorded matrix.",
       .notes = {"Draws as torchvision v2's RandomPerspective.get_params: bw = int(d * (W // 2)) + 1 and bh = int(d * "
@@ -52,6 +53,17 @@ const StageSpec& perspective_spec() {
                 R"({"distortion_scale": 0.7, "fill": [0, 255, 40], "interpolation": "bicubic"})"},
       .identity = R"({"distortion_scale": 0, "interpolation": "bicubic"})",
       .bench = {R"({"distortion_scale": 0.5})", R"({"distortion_scale": 0.3, "interpolation": "nearest"})"},
+      .arithmetic = R"md(
+torchvision's corner draws (`bw = int(d*(W//2)) + 1`, integer uniforms in the
+bands, tl, tr, br, bl, x then y); the 8x8 system of `cv::getPerspectiveTransform` solved in double
+by Gaussian elimination with partial pivoting (`h33 = 1`); identity when the corners do not move
+or the image is under 2 pixels wide or high.
+
+The matrix is resolved on the host; the pixels are the [warp engine](../arithmetic.md#warp-engine)'s, so 8-bit outputs equal `cv::warpAffine` / `cv::warpPerspective` run with the `matrix`, `width`, `height`, `interpolation`, `border` and `fill` the manifest records.
+)md",
+      .no_import = "torchvision's RandomPerspective; Albumentations' Perspective moves the corners by normal "
+                   "draws and is not available yet",
+      .counterpart = warp_counterpart(),
   };
   return spec;
 }

@@ -1,7 +1,12 @@
 // random_resized_crop: torchvision's RandomResizedCrop.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <functional>
 
+#include <opencv2/imgproc.hpp>
+
+#include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/resample.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -33,6 +38,7 @@ const Choice<Interp> kInterpolation = resample_interpolation_param();
 const StageSpec& random_resized_crop_spec() {
   static const StageSpec spec{
       .name = "random_resized_crop",
+      .family = "geometry",
       .summary = "Crop a random area and aspect ratio, then resize it to a fixed size (torchvision RandomResizedCrop).",
       .notes = {"Up to 10 tries draw an area fraction uniformly from scale and an aspect ratio log-uniformly from "
                 "ratio, rounding the window half to even; a window that fits is placed uniformly. Otherwise the "
@@ -45,6 +51,40 @@ const StageSpec& random_resized_crop_spec() {
                 R"({"size": [6, 11], "interpolation": "area"})"},
       .no_identity = "the output has a fixed size",
       .bench = {R"({"size": [224, 224]})"},
+      .arithmetic = R"md(
+torchvision's RandomResizedCrop: the window is chosen on the host, then resampled exactly as
+[resize](#resize) does, the window's offset added to every source index (so 8-bit bilinear equals
+`cv::resize(INTER_LINEAR_EXACT)` of the cropped window).
+
+- Up to 10 attempts: `target = W*H * uniform(scale)`, `aspect = exp(uniform(log r0, log r1))`,
+  `w = rne(sqrt(target * aspect))`, `h = rne(sqrt(target / aspect))` (Python's `round`, half to even);
+  when `0 < w <= W` and `0 < h <= H`: `y = integer(0, H - h)`, then `x = integer(0, W - w)`.
+- Fallback: `W/H < r0`: `h = clamp(rne(W / r0), 1, H)`; `W/H > r1`: `w = clamp(rne(H * r1), 1, W)`;
+  otherwise the whole image; centred at `((W - w)/2, (H - h)/2)`, integer division.
+- The interpolation is drawn after the window; the backends only see the resulting tables.
+)md",
+      .imports = {
+          {.name = "RandomResizedCrop",
+           .how = "height, width (or size), scale, ratio, interpolation",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "random_resized_crop"}};
+            s["size"] = t.size();
+            const auto [slo, shi] = t.limit("scale", {0.08, 1.0}, false);
+            const auto [rlo, rhi] = t.limit("ratio", {0.75, 4.0 / 3.0}, false);
+            s["scale"] = ojson::array({slo, shi});
+            s["ratio"] = ojson::array({rlo, rhi});
+            s["interpolation"] = t.interpolation();
+            return s;
+          }}},
+      .counterpart = {.call = "cv::resize",
+                      .how = "of the resolved crop, to the size, in the interpolation (8-bit bilinear: INTER_LINEAR_EXACT)",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const cv::Size size(m.at("width").get<int>(), m.at("height").get<int>());
+                        const int interp = cv_resize_interpolation(m.at("interpolation").get<std::string>());
+                        const auto c = m.at("crop").get<std::array<int, 4>>();
+                        const cv::Rect roi(c[0], c[1], c[2], c[3]);
+                        return [&dst, src, roi, size, interp] { cv::resize(src(roi), dst, size, 0, 0, interp); };
+                      }},
   };
   return spec;
 }

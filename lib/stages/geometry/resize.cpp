@@ -1,7 +1,11 @@
 // resize: to a fixed size, a short or long side, or a scale factor.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include <opencv2/imgproc.hpp>
+
+#include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/resample.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -34,6 +38,7 @@ const Choice<Interp> kInterpolation = resample_interpolation_param();
 const StageSpec& resize_spec() {
   static const StageSpec spec{
       .name = "resize",
+      .family = "geometry",
       .summary = "Resize to a size, a short side, a long side or a scale factor (aspect kept except for size); 8-bit "
                  "bilinear equals OpenCV's INTER_LINEAR_EXACT to the bit.",
       .notes = {"Pixel centres are aligned (half-pixel convention, as OpenCV and PIL). 8-bit bilinear is OpenCV's "
@@ -61,6 +66,89 @@ const StageSpec& resize_spec() {
                 R"({"scale": 0.37, "interpolation": "area"})", R"({"scale": 0.75, "interpolation": "bicubic"})",
                 R"({"scale": 1.5, "interpolation": "bicubic"})", R"({"scale": 0.5, "interpolation": "nearest"})",
                 R"({"scale": 1.5, "interpolation": "nearest"})"},
+      .arithmetic = R"md(
+Reproduces `cv::resize` with an explicit size (OpenCV 4.6): 8-bit bilinear is **INTER_LINEAR_EXACT to
+the bit**, nearest is **INTER_NEAREST** (not `_EXACT`). The separable engine, one table per axis.
+
+**Output size**: `size`; or `short_side` / `long_side` (that side = target, the other
+`max(1, rne(other * target / side))`: 500x375 with short_side 256 gives 341x256); or `scale`
+(`max(1, rne(W*f))` x `max(1, rne(H*f))`). An unchanged size is a copy. Draws: the side or scale (if a
+range), then the interpolation (if a list).
+
+**Tables** (double; `f = scale*(d + 0.5) - 0.5`, `i = floor(f)`, `t = f - i`):
+
+- **bilinear**: `i < 0` or `src == 1`: one tap (0, 1); `i >= src - 1`: one tap (src - 1, 1); else
+  (i, 1 - t), (i + 1, t) with `c1 = rne(t * 2^F)`, `c0 = max(0, 2^F - c1)`. With `F = 8` the
+  horizontal sums are at most 65280 and `out = (c0y*h0 + c1y*h1 + 2^15) >> 16`: OpenCV's
+  `ufixedpoint16` arithmetic for INTER_LINEAR_EXACT, including its clamping at the edges.
+- **nearest**: one tap `min(floor(d * scale), src - 1)` (no half-pixel offset, as OpenCV).
+- **bicubic**: Keys' cubic, `a = -0.75`, in double with `x = t`: `w0 = ((a(x+1) - 5a)(x+1) + 8a)(x+1) - 4a`,
+  `w1 = ((a+2)x - (a+3))x^2 + 1`, `w2 = ((a+2)(1-x) - (a+3))(1-x)^2 + 1`, `w3 = 1 - w0 - w1 - w2`, on
+  indices `clamp(i - 1 + k, 0, src - 1)`, quantised by the general rule. Within 1 of INTER_CUBIC
+  (OpenCV evaluates the weights in binary32 and runs most of its vertical pass in float).
+- **area**, per axis. Shrinking (`scale >= 1`), OpenCV's box-overlap table: `f1 = d*scale`,
+  `f2 = f1 + scale`, `cw = min(scale, src - f1)`, `s1 = ceil(f1)`, `s2 = min(floor(f2), src - 1)`,
+  `s1 = min(s1, s2)`; taps `(s1 - 1, (s1 - f1)/cw)` if `s1 - f1 > 1e-3`, `(s, 1/cw)` for
+  `s1 <= s < s2`, `(s2, min(f2 - s2, 1, cw)/cw)` if `f2 - s2 > 1e-3`. Enlarging, OpenCV's "area mode"
+  bilinear: `sx = floor(d*scale)`, `fx = (d + 1) - (sx + 1) * (1/scale)`,
+  `fx = fx <= 0 ? 0 : fx - floor(fx)`, taps (sx, 1 - fx), (sx + 1, fx), or (src - 1, 1) when
+  `sx >= src - 1`. Within 1 of INTER_AREA (OpenCV accumulates in float and picks the mode for both
+  axes at once; mixed shrink/enlarge is not compared). An exact 2x shrink gives 8-bit weights 1024,
+  1024, hence `(a + b + c + d + 2) >> 2`, OpenCV's fast path (16-bit: 8192, 8192, the same sum).
+- **CPU backend**: where OpenCV computes these very values it calls `cv::resize` on the window:
+  8-bit bilinear (`INTER_LINEAR_EXACT`), nearest on 8- and 16-bit images (`INTER_NEAREST`, a pixel
+  copy; not the centred nearest of label maps), and area halving both sides of an 8- or 16-bit image
+  with 1, 3 or 4 channels (`INTER_AREA`, its `(a + b + c + d + 2) >> 2` path). Everything else runs the
+  separable engine's host driver. `CpuDrivers.*` in `tests/stages/test_cpu_drivers.cpp` hold each
+  equal to the kernels run on the host.
+- 16-bit images: the same tables with `F = 14`; float images: binary32 weights.
+)md",
+      .imports = {
+          {.name = "Resize",
+           .how = "height, width (or size); interpolation",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "resize"}};
+            s["size"] = t.size();
+            s["interpolation"] = t.interpolation();
+            return s;
+          }},
+          {.name = "LongestMaxSize",
+           .how = "max_size is long_side",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "resize"}};
+            const nlohmann::json& m = t.has("max_size") ? t.saved().at("max_size") : nlohmann::json(1024);
+            if (m.is_array()) t.fail("a list of max_size values has no stage equivalent (resize draws a range)");
+            s["long_side"] = m;
+            s["interpolation"] = t.interpolation();
+            return s;
+          }},
+          {.name = "SmallestMaxSize",
+           .how = "max_size is short_side",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "resize"}};
+            const nlohmann::json& m = t.has("max_size") ? t.saved().at("max_size") : nlohmann::json(1024);
+            if (m.is_array()) t.fail("a list of max_size values has no stage equivalent (resize draws a range)");
+            s["short_side"] = m;
+            s["interpolation"] = t.interpolation();
+            return s;
+          }},
+          {.name = "RandomScale",
+           .how = "scale_limit l is scale [1 - l, 1 + l]",
+           .convert = [](const TransformReader& t) {
+            const auto [lo, hi] = t.limit("scale_limit", {-0.1, 0.1}, true);
+            ojson s{{"stage", "resize"}};
+            s["scale"] = span(1 + lo, 1 + hi);
+            s["interpolation"] = t.interpolation();
+            return s;
+          }}},
+      .counterpart = {.call = "cv::resize",
+                      .how = "the resolved size and interpolation (8-bit bilinear: INTER_LINEAR_EXACT)",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        if (!m.contains("interpolation")) return {};  // the identity
+                        const cv::Size size(m.at("width").get<int>(), m.at("height").get<int>());
+                        const int interp = cv_resize_interpolation(m.at("interpolation").get<std::string>());
+                        return [&dst, src, size, interp] { cv::resize(src, dst, size, 0, 0, interp); };
+                      }},
   };
   return spec;
 }

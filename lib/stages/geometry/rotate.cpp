@@ -1,6 +1,7 @@
 // rotate: torchvision's RandomRotation (counter-clockwise degrees, optional expand and centre) on
 // the warp engine; 8-bit nearest/bilinear/bicubic equal cv::warpAffine with the recorded matrix.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -29,6 +30,7 @@ const Param<std::vector<double>> kFill = fill_param();
 const StageSpec& rotate_spec() {
   static const StageSpec spec{
       .name = "rotate",
+      .family = "geometry",
       .summary = "Rotate by an angle (counter-clockwise degrees, fixed or drawn) about the centre or a given point, "
                  "optionally expanding the canvas; 8-bit equals cv::warpAffine with the recorded matrix.",
       .notes = {"As torchvision v2's RandomRotation: positive angles turn the image counter-clockwise on screen; the "
@@ -61,6 +63,29 @@ const StageSpec& rotate_spec() {
       .identity = R"({"angle": 0, "interpolation": "bicubic"})",
       .bench = {R"({"angle": 12.5, "interpolation": "bilinear"})", R"({"angle": 30, "interpolation": "nearest"})",
                 R"({"angle": -20, "expand": true, "interpolation": "bicubic"})"},
+      .arithmetic = R"md(
+the same matrix with `-angle` (counter-clockwise, `cv::getRotationMatrix2D`). With
+expand, the size is torchvision's `_compute_affine_output_size` (the inverse matrix and the corners
+`(±W/2, ±H/2)` in binary32, `+W/2`, truncated to 1e-4, `ceil(max) - floor(min)`), and the
+translation gains `(W'-1)/2 - (W-1)/2` (y likewise).
+
+The matrix is resolved on the host; the pixels are the [warp engine](../arithmetic.md#warp-engine)'s, so 8-bit outputs equal `cv::warpAffine` / `cv::warpPerspective` run with the `matrix`, `width`, `height`, `interpolation`, `border` and `fill` the manifest records.
+)md",
+      .imports = {
+          {.name = "Rotate",
+           .how = "limit l is angle [-l, l] (counter-clockwise); interpolation, border_mode, value / fill",
+           .convert = [](const TransformReader& t) {
+            if (t.has("crop_border") && t.saved().at("crop_border").get<bool>()) t.fail("crop_border true has no stage equivalent");
+            const auto [lo, hi] = t.limit("limit", {-90, 90}, true);
+            ojson s{{"stage", "rotate"}};
+            s["angle"] = span(lo, hi);
+            s["interpolation"] = t.interpolation();
+            s["border"] = t.border(4);
+            t.fill(s);
+            t.mask_fill();
+            return s;
+          }}},
+      .counterpart = warp_counterpart(),
   };
   return spec;
 }

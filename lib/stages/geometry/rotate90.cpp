@@ -1,5 +1,9 @@
 // rotate90: quarter turns and the transpose, the eight exact symmetries of the square (D4).
+#include <array>
+#include <functional>
+
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "kernels/geometry/rotate90.hpp"
 #include "lib/io/cv_bridge.hpp"
@@ -22,6 +26,7 @@ const Param<bool> kTranspose{{.name = "transpose",
 const StageSpec& rotate90_spec() {
   static const StageSpec spec{
       .name = "rotate90",
+      .family = "geometry",
       .summary = "Turn the image by k quarter turns counter-clockwise, after an optional transpose: the eight "
                  "exact symmetries of the square (D4); pixels are moved, never interpolated.",
       .notes = {"As Albumentations' RandomRotate90 (k drawn from 0-3) and, with transpose, its Transpose and D4: "
@@ -43,6 +48,47 @@ const StageSpec& rotate90_spec() {
                 R"({"k": [0, 1, 2, 3]})"},
       .identity = R"({"k": 0, "transpose": false})",
       .bench = {R"({"k": 1})", R"({"k": 2, "transpose": true})"},
+      .arithmetic = R"md(
+The eight elements of D4 as one integer map: transpose (when asked), then `k` quarter turns
+counter-clockwise, `B(x, y) = A(wA - 1 - y, x)` for each turn. The host composes them, undoing the
+turns last to first, into `out(x, y) = in(ax*x + bx*y + cx, ay*x + by*y + cy)` with coefficients in
+`{-1, 0, 1}` (`kernels/geometry/rotate90.cu`); the kernels run that body, the CPU backend calls
+`cv::transpose` and `cv::rotate` (the same moves; the catalog and exact tests hold the two equal). k 1/2/3 equal `cv::rotate` with `ROTATE_90_COUNTERCLOCKWISE`/`ROTATE_180`/
+`ROTATE_90_CLOCKWISE`, transpose `cv::transpose`; transpose with k 1 is `cv::flip(0)`, with k 3
+`cv::flip(1)`. The output is `H x W` when exactly one of "k odd" and "transpose" holds.
+)md",
+      .imports = {
+          {.name = "Transpose",
+           .how = "k 0 with transpose",
+           .convert = [](const TransformReader&) {
+            ojson s{{"stage", "rotate90"}};
+            s["k"] = 0;
+            s["transpose"] = true;
+            return s;
+          }},
+          {.name = "RandomRotate90",
+           .how = "k drawn from 0..3 (np.rot90's quarter turns, counter-clockwise)",
+           .convert = [](const TransformReader&) {
+            ojson s{{"stage", "rotate90"}};
+            s["k"] = ojson::array({0, 1, 2, 3});
+            return s;
+          }}},
+      .counterpart = {.call = "cv::rotate (after cv::transpose with transpose)",
+                      .how = "k quarter turns counter-clockwise as ROTATE_* codes",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const int k = ((m.at("k").get<int>() % 4) + 4) % 4;
+                        const bool transpose = m.at("transpose").get<bool>();
+                        static constexpr int kCode[] = {-1, cv::ROTATE_90_COUNTERCLOCKWISE, cv::ROTATE_180,
+                                                        cv::ROTATE_90_CLOCKWISE};
+                        const int code = kCode[k];
+                        return [&dst, src, code, transpose] {
+                          if (!transpose) return code < 0 ? src.copyTo(dst) : cv::rotate(src, dst, code);
+                          if (code < 0) return cv::transpose(src, dst);
+                          cv::Mat t;
+                          cv::transpose(src, t);
+                          cv::rotate(t, dst, code);
+                        };
+                      }},
   };
   return spec;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,7 +12,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/imgproc.hpp>
 
+#include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/warp.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -127,6 +130,31 @@ inline std::array<double, 4> warp_fill(const std::vector<double>& fill) {
   std::array<double, 4> f{};
   for (int c = 0; c < 4; ++c) f[static_cast<std::size_t>(c)] = fill_for_channel(fill, c);
   return f;
+}
+
+// The benchmark counterpart of the three warps: cv::warpAffine with the recorded matrix, or
+// cv::warpPerspective when it is projective, with the same size, interpolation, border and fill.
+inline Counterpart warp_counterpart() {
+  return {.call = "cv::warpAffine (cv::warpPerspective for a projective matrix)",
+          .how = "the recorded matrix, output size, interpolation, border and fill",
+          .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+            const auto a = m.at("matrix").get<std::array<double, 9>>();
+            const cv::Size size(m.at("width").get<int>(), m.at("height").get<int>());
+            const std::vector<double> f = m.at("fill").get<std::vector<double>>();
+            cv::Scalar fill;
+            for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
+            const int interp = cv_warp_interpolation(interp_words().parse(m.at("interpolation").get<std::string>()));
+            const int border = cv_border(m.at("border").get<std::string>());
+            if (a[6] == 0 && a[7] == 0 && a[8] == 1)
+              return [&dst, src, a, size, interp, border, fill] {
+                cv::warpAffine(src, dst, cv::Mat(2, 3, CV_64F, const_cast<double*>(a.data())), size, interp, border,
+                               fill);
+              };
+            return [&dst, src, a, size, interp, border, fill] {
+              cv::warpPerspective(src, dst, cv::Mat(3, 3, CV_64F, const_cast<double*>(a.data())), size, interp,
+                                  border, fill);
+            };
+          }};
 }
 
 }  // namespace aug

@@ -1,6 +1,9 @@
 // coarse_dropout: Albumentations' CoarseDropout (docs/arithmetic.md#coarse_dropout).
 #include <algorithm>
 #include <cmath>
+#include <functional>
+
+#include <opencv2/imgproc.hpp>
 
 #include "lib/stages/noise/fill_op.hpp"
 
@@ -37,6 +40,7 @@ const Param<std::vector<double>> kFill{{.name = "fill",
 const StageSpec& coarse_dropout_spec() {
   static const StageSpec spec{
       .name = "coarse_dropout",
+      .family = "noise",
       .summary = "Drop random rectangular holes, set to a fill (Albumentations CoarseDropout).",
       .notes = {"As Albumentations' CoarseDropout with its current defaults (num_holes_range (1, 2), "
                 "hole_height_range and hole_width_range (0.1, 0.2), fill 0, p 0.5) and its v1.4 sampling, with "
@@ -58,6 +62,66 @@ const StageSpec& coarse_dropout_spec() {
                 R"({"num_holes": 4, "hole_height": 0.3, "hole_width": [0.05, 0.5], "fill": 0.25})"},
       .identity = R"({"num_holes": 0})",
       .bench = {R"({})", R"({"num_holes": [8, 16], "hole_height": [8, 32], "hole_width": [8, 32]})"},
+      .arithmetic = R"md(
+Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2], `hole_height` and
+`hole_width` [0.1, 0.2], `fill` 0, `p` 0.5) and its v1.4 sampling, with the stage's draws:
+`n = integer(num_holes)`; then per hole, in order: height, width, top, left.
+
+- **Sizes**: a range below 1 is a fraction of the image side: `h = floor(H * uniform(lo, hi))`
+  (Albumentations' `int(height * uniform)`); a range of whole numbers >= 1 is pixels:
+  `h = min(integer(lo, hi), H)`; mixing the two is a pipeline error. Widths likewise with W.
+- **Position**: `y = integer(0, H - h)`, `x = integer(0, W - w)`. Holes may overlap; a zero-size
+  hole changes nothing; `num_holes` 0 is the identity.
+- **Fill**: as random_erasing's constant fill (fractions of the range; Albumentations takes the
+  image's units). The manifest records `rects: [[x, y, w, h], ...]`.
+)md",
+      .imports = {
+          {.name = "CoarseDropout",
+           .how = "max/min_holes or num_holes_range; max/min_height, max/min_width or hole_*_range (pixels or "
+                  "fractions); fill_value / fill in pixels becomes a fraction of 255",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "coarse_dropout"}};
+            auto pair_of = [&](const char* range, const char* max_key, const char* min_key, double fallback) {
+              if (t.has(range)) return t.limit(range, {fallback, fallback}, false);
+              const double hi = t.number(max_key, fallback);
+              return std::pair{t.number(min_key, hi), hi};
+            };
+            const auto holes = pair_of("num_holes_range", "max_holes", "min_holes", 8);
+            s["num_holes"] = ojson::array({std::llround(holes.first), std::llround(holes.second)});
+            const auto h = pair_of("hole_height_range", "max_height", "min_height", 8);
+            const auto w = pair_of("hole_width_range", "max_width", "min_width", 8);
+            s["hole_height"] = ojson::array({h.first, h.second});
+            s["hole_width"] = ojson::array({w.first, w.second});
+            const char* key = t.first_of({"fill", "fill_value"});
+            if (t.has(key)) {
+              const nlohmann::json& v = t.saved().at(key);
+              if (v.is_number()) s["fill"] = v.get<double>() / 255.0;
+              else if (v.is_array()) {
+                ojson f = ojson::array();
+                for (const nlohmann::json& e : v) f.push_back(e.get<double>() / 255.0);
+                s["fill"] = f;
+              } else {
+                t.fail("fill \"" + v.dump() + "\" has no stage equivalent (a number or one per channel)");
+              }
+            }
+            t.mask_fill();
+            return s;
+          }}},
+      .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
+                      .how = "the resolved rectangles and constant value (random fills have none)",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        if (!m.at("value").is_array()) return {};
+                        std::vector<cv::Rect> rects;
+                        for (const auto& r : m.at("rects"))
+                          rects.emplace_back(r[0].get<int>(), r[1].get<int>(), r[2].get<int>(), r[3].get<int>());
+                        const auto v = m.at("value").get<std::vector<double>>();
+                        cv::Scalar fill;
+                        for (int c = 0; c < 4; ++c) fill[c] = std::nearbyint(v[std::min<std::size_t>(v.size() - 1, c)] * 255.0);
+                        return [&dst, src, rects, fill] {
+                          src.copyTo(dst);
+                          for (const cv::Rect& r : rects) dst(r).setTo(fill);
+                        };
+                      }},
   };
   return spec;
 }

@@ -1,5 +1,8 @@
 // random_erasing: torchvision's RandomErasing (docs/arithmetic.md#random_erasing).
 #include <cmath>
+#include <functional>
+
+#include <opencv2/imgproc.hpp>
 
 #include "lib/stages/noise/fill_op.hpp"
 
@@ -36,6 +39,7 @@ const Param<bool> kRandom{{.name = "random",
 const StageSpec& random_erasing_spec() {
   static const StageSpec spec{
       .name = "random_erasing",
+      .family = "noise",
       .summary = "Erase one random rectangle (torchvision RandomErasing): a constant or normal noise.",
       .notes = {"The rectangle as torchvision's RandomErasing.get_params, with the stage's draws: up to 10 tries of "
                 "area = H W U(scale), aspect = exp(U(log ratio)), h = round(sqrt(area aspect)), w = "
@@ -57,6 +61,43 @@ const StageSpec& random_erasing_spec() {
                 R"({"scale": [0.3, 0.6], "ratio": [0.5, 2], "value": 0.7})"},
       .identity = R"({"scale": [0, 0]})",
       .bench = {R"({})", R"({"random": true})"},
+      .arithmetic = R"md(
+torchvision's **RandomErasing** (default `p` 0.5 as torchvision; `scale` [0.02, 0.33], `ratio`
+[0.3, 3.3], `value` 0). The rectangle is `get_params` with the stage's draws (double): `area = H W`;
+up to 10 tries of `erase_area = area * uniform(scale)`, `aspect = exp(uniform(log r0, log r1))`,
+`h = rne(sqrt(erase_area * aspect))`, `w = rne(sqrt(erase_area / aspect))` (Python's `round`, half to
+even); a try fits when `h < H` and `w < W`, then `i = integer(0, H - h)`, `j = integer(0, W - w)`
+(torchvision's `randint(0, H - h + 1)`, exclusive bound). No fit in 10 tries: the image is copied.
+torchvision draws in float32 tensors (`uniform_`, `log`, `exp`) where this draws in double; the
+algorithm and its rounding are the same. The manifest records `rects: [[x, y, w, h]]`.
+
+- **Fill** (`kernels/noise/fill_rects`): pixels with `x0 <= x < x0 + w` and `y0 <= y < y0 + h` get
+  `value` on every colour channel (alpha copied): `value` is a fraction of the range for every type
+  (torchvision uses the tensor's units): `rne(value * max)` on the host for 8/16-bit, `(float)value`
+  for float; a per-channel list whose last value repeats for missing channels.
+- **random** (torchvision's `value="random"`, a normal per value): `z` as in
+  [gaussian_noise](#gaussian_noise) (word `c` of `block(y*W + x, 1)`), read as a fraction of the range:
+  `sat_T(rne(z * (float)max))` for 8/16-bit, `clamp01(z)` for float (torchvision writes `z`
+  unclamped into float tensors, and casts it by truncation into uint8 ones).
+- `scale` [0, 0] is the identity (h = w = 0).
+)md",
+      .no_import = "torchvision's RandomErasing; Albumentations' Erasing orients the rectangle the other way (w "
+                   "= round(sqrt(area * ratio))) and is not available yet",
+      .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
+                      .how = "the resolved rectangles and constant value (random fills have none)",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        if (!m.at("value").is_array()) return {};
+                        std::vector<cv::Rect> rects;
+                        for (const auto& r : m.at("rects"))
+                          rects.emplace_back(r[0].get<int>(), r[1].get<int>(), r[2].get<int>(), r[3].get<int>());
+                        const auto v = m.at("value").get<std::vector<double>>();
+                        cv::Scalar fill;
+                        for (int c = 0; c < 4; ++c) fill[c] = std::nearbyint(v[std::min<std::size_t>(v.size() - 1, c)] * 255.0);
+                        return [&dst, src, rects, fill] {
+                          src.copyTo(dst);
+                          for (const cv::Rect& r : rects) dst(r).setTo(fill);
+                        };
+                      }},
   };
   return spec;
 }

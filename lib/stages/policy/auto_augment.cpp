@@ -93,6 +93,7 @@ MagnitudeSpace range_of(PolicyOp op, const Shape& in) {
 const StageSpec& auto_augment_spec() {
   static const StageSpec spec{
       .name = "auto_augment",
+      .family = "policy",
       .summary = "torchvision's AutoAugment: one of 25 learned sub-policies (ImageNet, CIFAR-10 or SVHN) per image.",
       .notes = {"As torchvision's AutoAugment(policy, interpolation, fill): per image one of the policy's 25 "
                 "sub-policies drawn uniformly, then two uniform draws and two signs; each of its two operations "
@@ -110,6 +111,14 @@ const StageSpec& auto_augment_spec() {
                 R"({"policy": "svhn", "interpolation": "bilinear", "fill": [255, 0, 128]})"},
       .no_identity = "every policy may draw operations that change the image",
       .bench = {R"({"policy": "imagenet"})"},
+      .arithmetic = R"md(
+The operations, their arithmetic, the labels and the manifest are [rand_augment](#rand_augment)'s. one of the 25 sub-policies of torchvision's AutoAugmentPolicy (ImageNet, CIFAR10,
+SVHN) drawn uniformly, then two uniform draws and two signs; operation i runs when its draw is at
+most its probability, at its bin of 10 over rand_augment's ranges (AutoAugment has Invert and no
+Identity).
+)md",
+      .no_import = "torchvision's AutoAugment; Albumentations has no learned policies",
+      .counterpart = {.none = "a policy runs other stages, each with its own counterpart"},
   };
   return spec;
 }

@@ -1,5 +1,6 @@
 #include "lib/stages/policy/policy.hpp"
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <utility>

@@ -20,6 +20,7 @@ std::vector<std::pair<PolicyOp, MagnitudeSpace>> space() {
 const StageSpec& trivial_augment_spec() {
   static const StageSpec spec{
       .name = "trivial_augment",
+      .family = "policy",
       .summary = "torchvision's TrivialAugmentWide: one operation drawn uniformly from 14, at a random magnitude.",
       .notes = {"As torchvision's TrivialAugmentWide(num_magnitude_bins, interpolation, fill): one operation drawn "
                 "uniformly from Identity, ShearX, ShearY, TranslateX, TranslateY, Rotate, Brightness, Color, Contrast, "
@@ -35,6 +36,12 @@ const StageSpec& trivial_augment_spec() {
       .cases = {R"({})", R"({"num_magnitude_bins": 11, "interpolation": "bilinear", "fill": 128})"},
       .no_identity = "every configuration may draw an operation that changes the image",
       .bench = {R"({})"},
+      .arithmetic = R"md(
+The operations, their arithmetic, the labels and the manifest are [rand_augment](#rand_augment)'s. one of the same 14, at a bin drawn uniformly: shear 0.99, translation 32, rotation
+135, colour factors 0.99.
+)md",
+      .no_import = "torchvision's TrivialAugmentWide; Albumentations has no such policy",
+      .counterpart = {.none = "a policy runs other stages, each with its own counterpart"},
   };
   return spec;
 }
