@@ -7,47 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "lib/core/error.hpp"
 #include "tests/stages/stage_cases.hpp"
 #include "tests/stages/stage_runner.hpp"
 
 namespace aug {
 namespace {
 
-using testing::compare;
-
-// Inputs of every sample type and channel count: two photographs (1, 3 and 4 channels made from
-// them) and random images, among them odd sizes and sides of 1 and 2.
-std::vector<Image> inputs(DType t, int channels) {
-  std::vector<Image> in{testing::sample_as("astronaut.jpg", t, channels), testing::sample_as("chelsea.png", t, channels)};
-  const Shape sizes[] = {{64, 48, channels, t}, {37, 23, channels, t}, {2, 9, channels, t}, {1, 5, channels, t},
-                         {17, 1, channels, t}};
-  std::uint32_t seed = 40;
-  for (const Shape& s : sizes) in.push_back(testing::random_image(s, seed++));
-  return in;
-}
-
-// `stage` on every input of the given types: the CPU path equals the kernels run on the host.
-void expect_parity(const std::string& stage, std::initializer_list<DType> types, std::initializer_list<int> channels,
-                   int keys = 1) {
-  const Pipeline p = testing::one_stage(stage);
-  int compared = 0;
-  for (DType t : types)
-    for (int c : channels)
-      for (const Image& im : inputs(t, c))
-        for (int key = 0; key < keys; ++key) {
-          testing::Both b;
-          try {
-            b = testing::run_both(p, im, "img" + std::to_string(key) + ".png");
-          } catch (const InputError&) {
-            continue;  // e.g. a crop larger than the image
-          }
-          const auto d = compare(b.cpu, b.emulated);
-          EXPECT_EQ(d.count, 0u) << stage << " on " << to_string(im.shape()) << " key " << key << ": " << d.str();
-          ++compared;
-        }
-  EXPECT_GT(compared, 0) << stage;
-}
+using testing::expect_parity;
 
 const auto kAll = {DType::U8, DType::U16, DType::F32};
 const auto kChannels = {1, 3, 4};
