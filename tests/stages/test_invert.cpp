@@ -1,5 +1,5 @@
-// invert: the formula in every sample type, computed here value by value, and OpenCV's bitwise_not
-// on photographs.
+// invert: the formula in every sample type, computed here value by value, OpenCV's bitwise_not on
+// photographs, and the CPU path against the kernels run on the host.
 #include <gtest/gtest.h>
 
 #include <opencv2/core.hpp>
@@ -10,6 +10,7 @@ namespace aug {
 namespace {
 
 using testing::compare;
+using testing::expect_parity;
 using testing::run_cpu;
 
 constexpr const char* kInvert = R"({"stage": "invert"})";
@@ -63,6 +64,8 @@ TEST(Invert, TwiceIsTheIdentity) {
     EXPECT_EQ(compare(twice, im, t == DType::F32 ? 6e-8 : 0).count, 0u) << dtype_name(t);
   }
 }
+
+TEST(Invert, CpuDriverEqualsTheKernels) { expect_parity(kInvert, {DType::U8, DType::U16, DType::F32}, {1, 3, 4}); }
 
 }  // namespace
 }  // namespace aug

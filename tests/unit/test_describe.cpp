@@ -69,7 +69,7 @@ TEST(StageKit, EveryStageSaysItsBenchmarkCounterpart) {
   }
 }
 
-TEST(StageKit, EveryStageLivesInItsFamilyAndDocumentsItsArithmetic) {
+TEST(StageKit, EveryStageLivesInItsFamilyWithItsArithmeticAndItsTests) {
   namespace fs = std::filesystem;
   const fs::path src = testing::source_dir();
   for (const auto& t : stage_types()) {
@@ -82,6 +82,8 @@ TEST(StageKit, EveryStageLivesInItsFamilyAndDocumentsItsArithmetic) {
       }
     }
     EXPECT_FALSE(s.arithmetic.empty()) << s.name << ": no arithmetic section (docs/stages/" << s.family << ".md)";
+    EXPECT_TRUE(fs::exists(src / "tests/stages" / ("test_" + s.name + ".cpp")))
+        << s.name << ": no tests/stages/test_" << s.name << ".cpp for its formulas and references";
   }
 }
 

@@ -1,0 +1,125 @@
+// affine: the manifest's matrix reproduces the output with cv::warpAffine, the draws and the matrix
+// follow torchvision v2's definitions (computed here independently), and error messages name the
+// parameter. Parity, identity and bounds come from the declarations (test_catalog.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "tests/stages/geometry_support.hpp"
+#include "tests/stages/stage_runner.hpp"
+
+namespace aug {
+namespace {
+
+using nlohmann::json;
+using testing::geometry::kPi;
+using testing::geometry::M3;
+using testing::geometry::plan_params;
+using testing::geometry::Stats;
+
+TEST(Affine, ManifestMatrixReproducesTheOutputWithOpenCV) {
+  testing::geometry::expect_manifest_reproduces_output(
+      "affine",
+      {{"affine", R"("angle": [-30, 30], "translate": [0.2, 0.2], "scale": [0.7, 1.3], "shear": [-10, 10, -8, 8])"}});
+}
+
+// ---- draws against torchvision's definitions ---------------------------------------------------------
+
+M3 mul(const M3& a, const M3& b) {
+  M3 r{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) r[i * 3 + j] += a[i * 3 + k] * b[k * 3 + j];
+  return r;
+}
+M3 translation(double x, double y) { return {1, 0, x, 0, 1, y, 0, 0, 1}; }
+
+// torchvision's documented composition T · C · R · S · SHy · SHx · C⁻¹ (angle clockwise on screen, y down).
+M3 torchvision_affine(double cx, double cy, double angle, double tx, double ty, double s, double shx, double shy) {
+  const double r = angle * kPi / 180, sx = shx * kPi / 180, sy = shy * kPi / 180;
+  const M3 R{std::cos(r), -std::sin(r), 0, std::sin(r), std::cos(r), 0, 0, 0, 1};
+  const M3 S{s, 0, 0, 0, s, 0, 0, 0, 1};
+  const M3 SHx{1, -std::tan(sx), 0, 0, 1, 0, 0, 0, 1};
+  const M3 SHy{1, 0, 0, -std::tan(sy), 1, 0, 0, 0, 1};
+  return mul(translation(tx, ty),
+             mul(translation(cx, cy), mul(R, mul(S, mul(SHy, mul(SHx, translation(-cx, -cy)))))));
+}
+
+TEST(Affine, DrawsFollowTorchvision) {
+  const Shape shape{101, 77, 3, DType::U8};
+  const Pipeline p = testing::one_stage(
+      R"({"stage": "affine", "angle": [-30, 10], "translate": [0.2, 0.1], "scale": [0.7, 1.3], "shear": [-10, 10, -5, 15]})");
+  const int N = 3000;
+  Stats angle, tx, ty, scale, shx, shy;
+  std::set<long long> txs;
+  for (int i = 0; i < N; ++i) {
+    const json m = plan_params(p, shape, "img" + std::to_string(i) + ".png", static_cast<std::uint32_t>(i % 3));
+    const double a = m.at("angle"), s = m.at("scale");
+    const json t = m.at("translate"), sh = m.at("shear");
+    ASSERT_TRUE(t[0].is_number_integer() && t[1].is_number_integer()) << m.dump();
+    const double x = t[0].get<double>(), y = t[1].get<double>();
+    angle.add(a), tx.add(x), ty.add(y), scale.add(s), shx.add(sh[0]), shy.add(sh[1]);
+    txs.insert(t[0].get<long long>());
+    // The matrix is torchvision's composition of the drawn values about the centre ((W-1)/2, (H-1)/2).
+    const M3 want = torchvision_affine(50, 38, a, x, y, s, sh[0], sh[1]);
+    const M3 got = m.at("matrix").get<M3>();
+    for (int k = 0; k < 9; ++k) ASSERT_NEAR(got[k], want[k], 1e-9) << "entry " << k << " of " << m.dump();
+  }
+  // Ranges: angle, scale, shears uniform in [lo, hi); translations round(U(-f*W, f*W)), integers.
+  EXPECT_GE(angle.lo, -30); EXPECT_LT(angle.hi, 10);
+  EXPECT_GE(scale.lo, 0.7); EXPECT_LT(scale.hi, 1.3);
+  EXPECT_GE(shx.lo, -10); EXPECT_LT(shx.hi, 10);
+  EXPECT_GE(shy.lo, -5); EXPECT_LT(shy.hi, 15);
+  // max_dx = 20.2 -> tx in [-20, 20]; max_dy = 7.7 -> ty in [-8, 8], every value reached.
+  EXPECT_EQ(tx.lo, -20); EXPECT_EQ(tx.hi, 20);
+  EXPECT_EQ(ty.lo, -8); EXPECT_EQ(ty.hi, 8);
+  EXPECT_EQ(txs.size(), 41u);
+  // Means of uniforms, within 4 standard errors: sd = (hi - lo) / sqrt(12).
+  auto near_mean = [&](const Stats& s, double lo, double hi, const char* what) {
+    const double se = (hi - lo) / std::sqrt(12.0) / std::sqrt(static_cast<double>(N));
+    EXPECT_NEAR(s.mean(), (lo + hi) / 2, 4 * se) << what;
+  };
+  near_mean(angle, -30, 10, "angle");
+  near_mean(scale, 0.7, 1.3, "scale");
+  near_mean(shx, -10, 10, "shear x");
+  near_mean(shy, -5, 15, "shear y");
+  near_mean(tx, -20.2, 20.2, "tx");
+  near_mean(ty, -7.7, 7.7, "ty");
+}
+
+TEST(Affine, OneShearNumberIsSymmetricXOnlyAndTranslationRoundsHalfToEven) {
+  const Shape shape{40, 30, 1, DType::U8};
+  const Pipeline p = testing::one_stage(R"({"stage": "affine", "shear": 12, "translate": [0.0125, 0]})");
+  bool neg = false, pos = false;
+  std::set<long long> txs;
+  for (int i = 0; i < 500; ++i) {
+    const json m = plan_params(p, shape, "k" + std::to_string(i));
+    const double sx = m.at("shear")[0], sy = m.at("shear")[1];
+    EXPECT_GE(sx, -12); EXPECT_LT(sx, 12);
+    EXPECT_EQ(sy, 0.0);
+    neg |= sx < 0, pos |= sx > 0;
+    // max_dx = 0.5: round(U(-0.5, 0.5)) is 0 (half to even), never +-1.
+    txs.insert(m.at("translate")[0].get<long long>());
+    EXPECT_EQ(m.at("translate")[1].get<long long>(), 0);
+  }
+  EXPECT_TRUE(neg && pos);
+  EXPECT_EQ(txs, std::set<long long>{0});
+}
+
+// ---- errors name the parameter ----------------------------------------------------------------------
+
+TEST(Affine, ErrorsNameTheParameter) {
+  testing::geometry::expect_errors_name_the_parameter({
+      {R"({"stage": "affine", "shear": [1, 2, 3]})", "shear"},
+      {R"({"stage": "affine", "shear": [5, -5]})", "shear"},
+      {R"({"stage": "affine", "shear": [0, 90]})", "shear"},
+      {R"({"stage": "affine", "translate": [1.5, 0]})", "translate"},
+      {R"({"stage": "affine", "scale": [1.2, 0.8]})", "scale"},
+  });
+}
+
+}  // namespace
+}  // namespace aug

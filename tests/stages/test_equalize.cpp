@@ -1,0 +1,110 @@
+// equalize: PIL's ImageOps.equalize as torchvision writes it (a histogram per colour channel, integer
+// arithmetic, float images binned to 256 levels) computed here value by value against the CPU
+// backend on every sample type and a photograph, and known values of a narrow histogram on both
+// backends.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "tests/stages/color_support.hpp"
+#include "tests/stages/stage_runner.hpp"
+
+namespace aug {
+namespace {
+
+using testing::run_both;
+using testing::run_cpu;
+using testing::color::at;
+using testing::color::put;
+
+// PIL's ImageOps.equalize as torchvision writes it, for one channel of `bins` values.
+std::vector<std::int64_t> equalize_lut(const std::vector<std::int64_t>& hist) {
+  const std::int64_t bins = static_cast<std::int64_t>(hist.size()), max = bins - 1;
+  std::int64_t n = 0, last = 0;
+  for (std::int64_t b = 0; b < bins; ++b) {
+    n += hist[b];
+    if (hist[b] > 0) last = b;
+  }
+  const std::int64_t step = (n - hist[last]) / max;
+  std::vector<std::int64_t> lut(bins);
+  if (step == 0) {
+    for (std::int64_t b = 0; b < bins; ++b) lut[b] = b;
+    return lut;
+  }
+  std::int64_t cum = 0;
+  for (std::int64_t b = 0; b < bins; ++b) {
+    lut[b] = std::min<std::int64_t>(max, (cum + step / 2) / step);
+    cum += hist[b];
+  }
+  return lut;
+}
+
+template <class T>
+void expect_equalized(const Image& in, const Image& out) {
+  const Shape s = in.shape();
+  const int cc = s.channels == 4 ? 3 : s.channels;
+  const std::int64_t bins = std::is_same_v<T, std::uint16_t> ? 65536 : 256;
+  auto bin = [](T v) -> std::int64_t {
+    if constexpr (std::is_same_v<T, float>) return static_cast<std::int64_t>(std::clamp(v, 0.f, 1.f) * 255.999f);
+    else return v;
+  };
+  for (int c = 0; c < s.channels; ++c) {
+    std::vector<std::int64_t> hist(bins, 0);
+    for (int y = 0; y < s.height; ++y)
+      for (int x = 0; x < s.width; ++x) ++hist[bin(at<T>(in, x, y, c))];
+    const std::vector<std::int64_t> lut = equalize_lut(hist);
+    for (int y = 0; y < s.height; ++y)
+      for (int x = 0; x < s.width; ++x) {
+        const T v = at<T>(in, x, y, c);
+        T want = v;
+        if (c < cc) {
+          if constexpr (std::is_same_v<T, float>)
+            want = static_cast<float>(lut[bin(v)]) * static_cast<float>(1.0 / 255);
+          else want = static_cast<T>(lut[v]);
+        }
+        ASSERT_EQ(at<T>(out, x, y, c), want) << x << "," << y << "," << c;
+      }
+  }
+}
+
+constexpr const char* kEqualize = R"({"stage": "equalize", "p": 1})";
+
+TEST(Equalize, IsPilsSchemeOnEveryType) {
+  for (int c : {1, 3, 4}) {
+    const Image u8 = testing::random_image({61, 23, c, DType::U8}, 5);
+    expect_equalized<std::uint8_t>(u8, run_cpu(kEqualize, u8));
+    const Image u16 = testing::random_image({300, 230, c, DType::U16}, 6);  // enough pixels for a 16-bit step
+    expect_equalized<std::uint16_t>(u16, run_cpu(kEqualize, u16));
+    const Image f32 = testing::random_image({61, 23, c, DType::F32}, 7);
+    expect_equalized<float>(f32, run_cpu(kEqualize, f32));
+  }
+  const Image photo = testing::sample("astronaut.jpg");
+  expect_equalized<std::uint8_t>(photo, run_cpu(kEqualize, photo));
+}
+
+TEST(Equalize, SpreadsANarrowHistogramAndAgreesOnTheEmulatedDevice) {
+  // Values 100..103, 64 of each: step = (256 - 64) // 255 = 0 -> unchanged; with 4096 of each the
+  // channel spreads over the range.
+  for (int count : {64, 4096}) {
+    Image im({count, 4, 1, DType::U8});
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < count; ++x) put<std::uint8_t>(im, x, y, 0, static_cast<std::uint8_t>(100 + y));
+    const auto both = run_both(testing::one_stage(kEqualize), im);
+    EXPECT_EQ(testing::compare(both.cpu, both.emulated).count, 0u);
+    if (count == 64) {
+      EXPECT_EQ(testing::compare(both.cpu, im).count, 0u);
+    } else {
+      // step = 3 * 4096 // 255 = 48; lut[100] = 24 // 48 = 0, lut[101] = (4096 + 24) // 48 = 85, ...
+      EXPECT_EQ(at<std::uint8_t>(both.cpu, 0, 0, 0), 0);
+      EXPECT_EQ(at<std::uint8_t>(both.cpu, 0, 1, 0), 85);
+      EXPECT_EQ(at<std::uint8_t>(both.cpu, 0, 2, 0), 171);
+      EXPECT_EQ(at<std::uint8_t>(both.cpu, 0, 3, 0), 255);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aug
