@@ -292,15 +292,9 @@ Exit Commands::stages() {
 }
 
 Exit Commands::describe() {
-  const StageSpec* spec = nullptr;
-  if (const StageType* t = find_stage_type(stage_name_)) spec = &t->spec();
-  for (const auto* c : composition_specs())
-    if (c->name == stage_name_) spec = c;
+  const StageSpec* spec = find_spec(stage_name_);
   if (!spec) {
-    std::vector<std::string> names;
-    for (const auto& t : stage_types()) names.push_back(t.spec().name);
-    for (const auto* c : composition_specs()) names.push_back(c->name);
-    const auto near = closest(stage_name_, names);
+    const auto near = closest(stage_name_, every_spec_name());
     throw UsageError("unknown stage \"" + stage_name_ + "\"" + (near.empty() ? "" : "; did you mean " + quoted_list(near) + "?") +
                      " (`augment stages` lists them)");
   }

@@ -5,7 +5,7 @@ namespace aug::k {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// libjpeg mode (docs/arithmetic.md#jpeg)
+// libjpeg mode (docs/stages/codec.md#jpeg)
 
 using namespace jpeg;
 
@@ -104,7 +104,7 @@ struct Decode {  // upsample, YCbCr -> RGB (jdcolor.c), crop; alpha carried
 };
 
 // ---------------------------------------------------------------------------------------------
-// kornia mode (docs/arithmetic.md#jpeg)
+// kornia mode (docs/stages/codec.md#jpeg)
 
 template <class T>
 struct KorniaYcc {  // padded (edges replicated) RGB -> YCbCr on [0, 255]

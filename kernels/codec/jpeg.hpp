@@ -3,9 +3,9 @@
 // libjpeg: the lossy part of encoding with libjpeg-turbo (YCbCr 4:2:0, integer "islow" DCT, the
 // standard tables scaled to a quality, baseline) and decoding it (islow IDCT, fancy upsampling),
 // in integer arithmetic: decode(encode(image)) without the lossless entropy coding
-// (docs/arithmetic.md#jpeg). 8-bit samples; other types go through to_u8 / from_u8.
+// (docs/stages/codec.md#jpeg). 8-bit samples; other types go through to_u8 / from_u8.
 //
-// kornia: Kornia's differentiable JPEG approximation (docs/arithmetic.md#jpeg) in binary32 on [0, 1]
+// kornia: Kornia's differentiable JPEG approximation (docs/stages/codec.md#jpeg) in binary32 on [0, 1]
 // images, from host tables (DCT basis, scaled quantisation tables).
 #pragma once
 

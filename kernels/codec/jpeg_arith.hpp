@@ -1,4 +1,4 @@
-// libjpeg-turbo's integer arithmetic for 8-bit baseline JPEG (docs/arithmetic.md#jpeg), written
+// libjpeg-turbo's integer arithmetic for 8-bit baseline JPEG (docs/stages/codec.md#jpeg), written
 // once for every user: the jpeg stage's round trip (kernels/codec/jpeg.cu) and the device codec
 // (kernels/codec/jpeg_codec.cu) that decodes from and encodes to quantised DCT coefficients.
 //

@@ -5,7 +5,7 @@
 //   contrast    y = settle(x * f + (1 - f) * mean), mean of the grayscale image (floored for integers)
 //   saturation  y = settle(x * f + (1 - f) * gray), gray floored for integer images (RGB only)
 //   hue         RGB -> HSV, h = (h + hue) mod 1, HSV -> RGB (RGB only; integers through [0, 1])
-// settle(y) = clamp(y, 0, max) then truncation for integer images. No FMA (docs/arithmetic.md).
+// settle(y) = clamp(y, 0, max) then truncation for integer images. No FMA (docs/stages/color.md).
 // The contrast mean is a deterministic reduction: per-row sums (exact integers, or doubles for
 // float images) in scratch, then one total.
 #pragma once

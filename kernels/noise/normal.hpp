@@ -8,7 +8,7 @@
 //   tail cells 0 and 4095: the exact quantile of the sub-cell midpoint,
 //     z = T[m & 4095] resp. -T[4095 - (m & 4095)], T[s] = Phi^-1((s + 1/2) / 2^24) (4096 entries)
 // Extremes: +-5.42 (the midpoint of the outermost 2^-24 cell). Over all 2^24 draws: mean 0,
-// variance 1.00007, fourth moment 3.0014 (tests/stages/test_noise.cpp).
+// variance 1.00007, fourth moment 3.0014 (tests/stages/test_gaussian_noise.cpp).
 #pragma once
 
 #include <cstddef>

@@ -10,7 +10,7 @@
 #include <jpeglib.h>
 
 #include "lib/core/error.hpp"
-#include "lib/io/jpeg_errors.hpp"
+#include "lib/io/libjpeg.hpp"
 
 namespace aug {
 
@@ -104,19 +104,13 @@ struct EncodeJob {
   const std::uint8_t* pixels;
   std::size_t pitch;
   int width, height, components, quality;
-  unsigned char* out;
-  unsigned long out_size;
 };
 
-bool write_jpeg(jpeg_compress_struct& c, JpegErrors& e, EncodeJob& job) {
-  if (setjmp(e.jump)) return false;
-  jpeg_mem_dest(&c, &job.out, &job.out_size);
-  c.image_width = static_cast<JDIMENSION>(job.width);
-  c.image_height = static_cast<JDIMENSION>(job.height);
-  c.input_components = job.components;
-  c.in_color_space = job.components == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_set_defaults(&c);  // YCbCr 4:2:0, integer DCT, no optimisation: what cv::imwrite does
-  jpeg_set_quality(&c, job.quality, TRUE);
+bool write_jpeg(JpegCompressor& m, const EncodeJob& job) {
+  jpeg_compress_struct& c = m.c;
+  if (setjmp(m.errors.jump)) return false;
+  jpeg_mem_dest(&c, &m.out, &m.size);
+  set_jpeg_parameters(c, job.width, job.height, job.components, job.quality);
   jpeg_start_compress(&c, TRUE);
   while (c.next_scanline < c.image_height) {
     JSAMPROW row = const_cast<std::uint8_t*>(job.pixels + c.next_scanline * job.pitch);
@@ -168,20 +162,11 @@ std::vector<std::uint8_t> jpeg_encode(const ImageRef& image, int quality) {
   const Shape& s = image.shape;
   if (s.dtype != DType::U8 || (s.channels != 1 && s.channels != 3))
     throw std::invalid_argument("jpeg_encode: needs an 8-bit gray or RGB image, got " + to_string(s));
-  JpegErrors e;
-  e.init();
-  jpeg_compress_struct c;
-  c.err = &e.pub;
-  jpeg_create_compress(&c);
-  EncodeJob job{static_cast<const std::uint8_t*>(image.data), image.pitch, s.width, s.height, s.channels, quality,
-                nullptr, 0};
-  const bool ok = write_jpeg(c, e, job);
-  jpeg_destroy_compress(&c);
-  std::vector<std::uint8_t> out;
-  if (ok) out.assign(job.out, job.out + job.out_size);
-  std::free(job.out);
-  if (!ok) throw std::runtime_error(std::string("JPEG encoder: ") + e.message);
-  return out;
+  JpegCompressor m;
+  const EncodeJob job{static_cast<const std::uint8_t*>(image.data), image.pitch, s.width, s.height, s.channels,
+                      quality};
+  if (!write_jpeg(m, job)) throw std::runtime_error(std::string("JPEG encoder: ") + m.errors.message);
+  return m.bytes();
 }
 
 void jpeg_roundtrip(const ImageRef& in, int quality, const ImageRef& out) {

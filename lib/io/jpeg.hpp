@@ -1,6 +1,6 @@
 // JPEG through libjpeg-turbo directly: decoding that tells truncated and corrupt data apart,
 // encoding at a quality with libjpeg's defaults (4:2:0 chroma, integer DCT), and the lossy round
-// trip the jpeg stage reproduces (docs/arithmetic.md#jpeg).
+// trip the jpeg stage reproduces (docs/stages/codec.md#jpeg).
 #pragma once
 
 #include <cstddef>

@@ -9,7 +9,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
-#include "lib/io/jpeg_errors.hpp"
+#include "lib/io/libjpeg.hpp"
 #include "lib/io/probe.hpp"
 
 namespace aug {
@@ -97,24 +97,15 @@ bool read(jpeg_decompress_struct& d, JpegErrors& e, ReadJob& job) {
   return true;
 }
 
-// jpeg_encode's settings.
-void set_parameters(jpeg_compress_struct& c, int width, int height, int channels, int quality) {
-  c.image_width = static_cast<JDIMENSION>(width);
-  c.image_height = static_cast<JDIMENSION>(height);
-  c.input_components = channels;
-  c.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_set_defaults(&c);
-  jpeg_set_quality(&c, quality, TRUE);
-}
-
 struct TablesJob {
   int quality, channels;
   k::JpegTables* out;
 };
 
-bool tables(jpeg_compress_struct& c, JpegErrors& e, TablesJob& job) {
-  if (setjmp(e.jump)) return false;
-  set_parameters(c, 16, 16, job.channels, job.quality);
+bool tables(JpegCompressor& m, TablesJob& job) {
+  jpeg_compress_struct& c = m.c;
+  if (setjmp(m.errors.jump)) return false;
+  set_jpeg_parameters(c, 16, 16, job.channels, job.quality);
   for (int ci = 0; ci < c.num_components; ++ci) {
     const JQUANT_TBL* t = c.quant_tbl_ptrs[c.comp_info[ci].quant_tbl_no];
     for (int i = 0; i < DCTSIZE2; ++i) job.out->q[ci][i] = t->quantval[i];
@@ -125,15 +116,14 @@ bool tables(jpeg_compress_struct& c, JpegErrors& e, TablesJob& job) {
 struct WriteJob {
   const JpegCoefficients* in;
   int quality;
-  unsigned char* out;
-  unsigned long out_size;
 };
 
-bool write(jpeg_compress_struct& c, JpegErrors& e, WriteJob& job) {
-  if (setjmp(e.jump)) return false;
+bool write(JpegCompressor& m, const WriteJob& job) {
+  jpeg_compress_struct& c = m.c;
+  if (setjmp(m.errors.jump)) return false;
   const k::JpegLayout& l = job.in->layout;
-  jpeg_mem_dest(&c, &job.out, &job.out_size);
-  set_parameters(c, l.width, l.height, l.components, job.quality);
+  jpeg_mem_dest(&c, &m.out, &m.size);
+  set_jpeg_parameters(c, l.width, l.height, l.components, job.quality);
   if (c.num_components != l.components) ERREXIT(&c, JERR_COMPONENT_COUNT);
   jvirt_barray_ptr arrays[3];
   for (int ci = 0; ci < l.components; ++ci) {
@@ -204,35 +194,20 @@ std::optional<JpegCoefficients> read_jpeg_for_device(const std::uint8_t* data, s
 }
 
 k::JpegTables jpeg_quality_tables(int quality, int channels) {
-  JpegErrors e;
-  e.init();
-  jpeg_compress_struct c;
-  c.err = &e.pub;
-  jpeg_create_compress(&c);
+  JpegCompressor m;
   k::JpegTables out{};
   TablesJob job{quality, channels == 1 ? 1 : 3, &out};
-  const bool ok = tables(c, e, job);
-  jpeg_destroy_compress(&c);
-  if (!ok) throw std::runtime_error(std::string("JPEG tables: ") + e.message);
+  if (!tables(m, job)) throw std::runtime_error(std::string("JPEG tables: ") + m.errors.message);
   return out;
 }
 
 std::vector<std::uint8_t> write_jpeg_coefficients(const JpegCoefficients& coefficients, int quality) {
   if (coefficients.coefficients.size() != coefficients.layout.coefficients())
     throw std::invalid_argument("write_jpeg_coefficients: the coefficients do not fill their layout");
-  JpegErrors e;
-  e.init();
-  jpeg_compress_struct c;
-  c.err = &e.pub;
-  jpeg_create_compress(&c);
-  WriteJob job{&coefficients, quality, nullptr, 0};
-  const bool ok = write(c, e, job);
-  jpeg_destroy_compress(&c);
-  std::vector<std::uint8_t> out;
-  if (ok) out.assign(job.out, job.out + job.out_size);
-  std::free(job.out);
-  if (!ok) throw std::runtime_error(std::string("JPEG encoder: ") + e.message);
-  return out;
+  JpegCompressor m;
+  if (!write(m, WriteJob{&coefficients, quality}))
+    throw std::runtime_error(std::string("JPEG encoder: ") + m.errors.message);
+  return m.bytes();
 }
 
 }  // namespace aug

@@ -1,5 +1,7 @@
 #include "lib/pipeline/compositions.hpp"
 
+#include "lib/stages/stage.hpp"
+
 namespace aug {
 
 const Param<std::vector<double>> kWeights{
@@ -53,6 +55,28 @@ const StageSpec kSomeOf{
 const std::vector<const StageSpec*>& composition_specs() {
   static const std::vector<const StageSpec*> specs{&kSequence, &kOneOf, &kSomeOf};
   return specs;
+}
+
+const std::vector<const StageSpec*>& every_spec() {
+  static const std::vector<const StageSpec*> specs = [] {
+    std::vector<const StageSpec*> all;
+    for (const auto& t : stage_types()) all.push_back(&t.spec());
+    for (const auto* c : composition_specs()) all.push_back(c);
+    return all;
+  }();
+  return specs;
+}
+
+const StageSpec* find_spec(const std::string& name) {
+  for (const StageSpec* s : every_spec())
+    if (s->name == name) return s;
+  return nullptr;
+}
+
+std::vector<std::string> every_spec_name() {
+  std::vector<std::string> names;
+  for (const StageSpec* s : every_spec()) names.push_back(s->name);
+  return names;
 }
 
 }  // namespace aug

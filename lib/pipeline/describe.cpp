@@ -200,13 +200,6 @@ std::string param_cell(const StageSpec& spec) {
   return items.empty() ? "none but `p`" : cell(join(items, "; "));
 }
 
-std::vector<const StageSpec*> every_spec() {
-  std::vector<const StageSpec*> specs;
-  for (const auto& t : stage_types()) specs.push_back(&t.spec());
-  for (const auto* c : composition_specs()) specs.push_back(c);
-  return specs;
-}
-
 }  // namespace
 
 std::string describe_text(const StageSpec& spec) {

@@ -21,13 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> known_stage_names() {
-  std::vector<std::string> names;
-  for (const auto& t : stage_types()) names.push_back(t.spec().name);
-  for (const auto* s : composition_specs()) names.push_back(s->name);
-  return names;
-}
-
 const StageSpec* find_composition(const std::string& name) {
   for (const auto* s : composition_specs())
     if (s->name == name) return s;
@@ -120,7 +113,7 @@ class Loader {
     const StageType* type = find_stage_type(name);
     const StageSpec* comp = type ? nullptr : find_composition(name);
     if (!type && !comp) {
-      const auto near = closest(name, known_stage_names());
+      const auto near = closest(name, every_spec_name());
       throw PipelineError(where.child("stage").str() + ": unknown stage \"" + name + "\"" +
                           (near.empty() ? "" : " (did you mean " + quoted_list(near) + "?)") +
                           "; `augment stages` lists them all");

@@ -34,7 +34,7 @@ std::string gpu_name(DeviceSpec::Kind kind, int index) {
 
 }  // namespace
 
-DeviceSpec parse_device(const std::string& text) {
+DeviceSpec parse_device(const std::string& text, const std::string& option) {
   DeviceSpec d;
   d.text = text;
   if (text == "cpu") d.kind = DeviceSpec::Kind::Cpu;
@@ -48,12 +48,12 @@ DeviceSpec parse_device(const std::string& text) {
     d.kind = DeviceSpec::Kind::Emulated;
     d.index = e;
   } else {
-    throw UsageError("--device " + text + ": expected cpu, auto, cuda, cuda:N, cuda-emulated or cuda-emulated:N");
+    throw UsageError(option + " " + text + ": expected cpu, auto, cuda, cuda:N, cuda-emulated or cuda-emulated:N");
   }
   return d;
 }
 
-std::vector<DeviceSpec> parse_devices(const std::string& text) {
+std::vector<DeviceSpec> parse_devices(const std::string& text, const std::string& option) {
   const auto all = [&](DeviceSpec::Kind kind) {
     DeviceSpec d;
     d.kind = kind;
@@ -63,13 +63,13 @@ std::vector<DeviceSpec> parse_devices(const std::string& text) {
   };
   if (text == "cuda:all") return all(DeviceSpec::Kind::Cuda);
   if (text == "cuda-emulated:all") return all(DeviceSpec::Kind::Emulated);
-  if (text.find(',') == std::string::npos) return {parse_device(text)};
+  if (text.find(',') == std::string::npos) return {parse_device(text, option)};
 
   std::vector<DeviceSpec> devices;
   std::map<std::string, std::string> named;  // canonical name -> as written
   std::istringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
-    const std::string where = "--device " + text + ": ";
+    const std::string where = option + " " + text + ": ";
     if (item.empty()) throw UsageError(where + "an empty entry; expected GPUs separated by commas, e.g. cuda:0,cuda:2");
     if (item == "cuda:all" || item == "cuda-emulated:all")
       throw UsageError(where + item + " already names every such GPU; give it alone");
@@ -89,7 +89,7 @@ std::vector<DeviceSpec> parse_devices(const std::string& text) {
     d.text = name;
     devices.push_back(d);
   }
-  if (text.back() == ',') throw UsageError("--device " + text + ": an empty entry after the last comma");
+  if (text.back() == ',') throw UsageError(option + " " + text + ": an empty entry after the last comma");
   return devices;
 }
 

@@ -22,13 +22,14 @@ struct DeviceSpec {
 };
 
 // "cpu", "auto", "cuda" (= cuda:0), "cuda:N", "cuda-emulated" (= cuda-emulated:0),
-// "cuda-emulated:N". Throws UsageError.
-DeviceSpec parse_device(const std::string& text);
+// "cuda-emulated:N". Throws UsageError naming `option`.
+DeviceSpec parse_device(const std::string& text, const std::string& option = "--device");
 
 // A --device value: one of parse_device's, or GPUs only: a comma list of cuda:N and
 // cuda-emulated:N ("cuda:0,cuda:2"), "cuda:all" or "cuda-emulated:all". Throws UsageError naming
-// the entry at fault (cpu or auto in a list, a device named twice, "all" with others).
-std::vector<DeviceSpec> parse_devices(const std::string& text);
+// `option` and the entry at fault (cpu or auto in a list, a device named twice, "all" with
+// others). The one parser of device lists: run's --device and verify-devices' --devices.
+std::vector<DeviceSpec> parse_devices(const std::string& text, const std::string& option = "--device");
 
 // The devices a choice names, with "all" replaced by every device of its kind (the usable CUDA
 // GPUs by index; the emulated ones, AUGMENT_EMULATED_GPUS). Throws DeviceError when "cuda:all"

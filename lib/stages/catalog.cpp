@@ -25,6 +25,12 @@ const StageType* find_stage_type(const std::string& name) {
   return nullptr;
 }
 
+std::vector<std::string> stage_names() {
+  std::vector<std::string> names;
+  for (const auto& t : stage_types()) names.push_back(t.spec().name);
+  return names;
+}
+
 namespace {
 
 class CopyOp final : public Op {

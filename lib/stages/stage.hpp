@@ -75,9 +75,10 @@ struct StageType {
   std::unique_ptr<Stage> (*make)(const StageConfig&);
 };
 
-// Every stage, in the order `augment stages` lists them.
+// Every stage, in the order `augment stages` lists them (catalog.inc), and their names.
 const std::vector<StageType>& stage_types();
 const StageType* find_stage_type(const std::string& name);
+std::vector<std::string> stage_names();
 
 // The registration of one stage class S (constructed from its StageConfig) with its spec.
 template <class S>

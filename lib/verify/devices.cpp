@@ -45,16 +45,19 @@ std::vector<VerifyDevice> open_verify_devices(const std::string& list, bool requ
     }
     return devices;
   }
-  std::string item;
+  // The CPU is always compared, first; the rest is a device list as run's --device takes it.
+  std::string others;
   std::istringstream in(list);
-  while (std::getline(in, item, ',')) {
-    if (item == "cpu") continue;  // always there, first
-    const DeviceSpec spec = parse_device(item);
+  for (std::string item; std::getline(in, item, ',');)
+    if (item != "cpu") others += (others.empty() ? "" : ",") + item;
+  if (others.empty()) throw UsageError("--devices " + list + ": name at least one device besides the CPU");
+  for (const DeviceSpec& spec : expand_devices(parse_devices(others, "--devices"))) {
     if (spec.kind == DeviceSpec::Kind::Emulated) {
       devices.push_back(emulated_device(spec.index, workers));
       continue;
     }
-    if (spec.kind != DeviceSpec::Kind::Cuda) throw UsageError("--devices: " + item + " is not a device to compare");
+    if (spec.kind != DeviceSpec::Kind::Cuda)
+      throw UsageError("--devices: " + spec.text + " is not a device to compare (cuda:N, cuda-emulated:N)");
     bool found = false;
     for (const auto& d : inv.devices)
       if (d.index == spec.index) {

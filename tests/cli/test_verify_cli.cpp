@@ -140,5 +140,20 @@ TEST(VerifyCli, UsageAndDeviceErrorsExitOne) {
   EXPECT_EQ(explicit_emulated.code, 0) << explicit_emulated.err;
 }
 
+// --devices is read by the parser of run's --device lists: the same checks, naming --devices.
+TEST(VerifyCli, DeviceListsAreCheckedAsRunChecksThem) {
+  const auto twice = run_cli({"verify-devices", "-c", kDefault, "--devices", "cpu,cuda-emulated:0,cuda-emulated"});
+  EXPECT_EQ(twice.code, 1);
+  EXPECT_NE(twice.err.find("--devices cuda-emulated:0,cuda-emulated: cuda-emulated:0 is named twice"), std::string::npos)
+      << twice.err;
+  const auto bad = run_cli({"verify-devices", "-c", kDefault, "--devices", "cpu,gpu0"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("--devices gpu0: expected cpu, auto"), std::string::npos) << bad.err;
+  const auto all = run_cli({"verify-devices", "-c", kDefault, "--devices", "cuda-emulated:all", "--images", "1"},
+                           {"AUGMENT_EMULATED_GPUS=2"});
+  EXPECT_EQ(all.code, 0) << all.err;
+  EXPECT_NE(all.out.find("cuda-emulated:1"), std::string::npos) << all.out;
+}
+
 }  // namespace
 }  // namespace aug

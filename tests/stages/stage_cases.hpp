@@ -34,11 +34,7 @@ inline constexpr int kChannels[] = {1, 3, 4};
 // The names of the registered stages (not the compositions), in registry order. Call it from a
 // test or from an INSTANTIATE_TEST_SUITE_P generator (gtest evaluates those in InitGoogleTest,
 // after static initialisation), never from a namespace-scope initialiser.
-inline std::vector<std::string> stage_names() {
-  std::vector<std::string> names;
-  for (const auto& t : stage_types()) names.push_back(t.spec().name);
-  return names;
-}
+inline std::vector<std::string> stage_names() { return aug::stage_names(); }
 
 inline const StageSpec& stage_spec(const std::string& name) {
   const StageType* t = find_stage_type(name);

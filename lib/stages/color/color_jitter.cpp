@@ -51,7 +51,7 @@ const StageSpec& color_jitter_spec() {
                 "through torchvision's RGB/HSV formulas. Saturation and hue leave gray images alone; alpha is "
                 "copied. The products and sums are rounded separately (no FMA); torchvision's add_(alpha=...) may "
                 "fuse them on some CPUs, which can move a truncated value by 1 in rare cases "
-                "(docs/arithmetic.md).",
+                "(docs/stages/color.md).",
                 "A single number for brightness, contrast or saturation b means [max(0, 1 - b), 1 + b]; for hue h "
                 "means [-|h|, |h|] (torchvision rejects a negative h); a list of two is the range itself."},
       .params = {kBrightness, kContrast, kSaturation, kHue},

@@ -35,7 +35,7 @@ const StageSpec& gamma_spec() {
                 "kernel uses SLEEF's powf (within 1 ulp), so an entry whose scaled value lies within an ulp of an "
                 "integer may differ by 1 from torch's.",
                 "8- and 16-bit images only: a float image would need a per-pixel power, which no kernel computes "
-                "(docs/arithmetic.md). torchvision has no random gamma transform; Albumentations' RandomGamma "
+                "(docs/stages/color.md). torchvision has no random gamma transform; Albumentations' RandomGamma "
                 "draws gamma per image like [lo, hi] here."},
       .params = {kGamma, kGain},
       .dtypes = {DType::U8, DType::U16},

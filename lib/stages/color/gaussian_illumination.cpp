@@ -1,4 +1,4 @@
-// gaussian_illumination: Kornia's RandomGaussianIllumination (docs/arithmetic.md#gaussian_illumination).
+// gaussian_illumination: Kornia's RandomGaussianIllumination (docs/stages/color.md#gaussian_illumination).
 #include <algorithm>
 #include <cmath>
 

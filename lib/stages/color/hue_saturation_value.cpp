@@ -36,7 +36,7 @@ const StageSpec& hue_saturation_value_spec() {
                 "S = 0 kept 0 (gray pixels stay gray), V' = trunc(clamp(V + dv, 0, 255)), then HSV2RGB. Both "
                 "conversions are OpenCV 4.6's 8-bit arithmetic written out (integer tables to HSV, binary32 back); "
                 "OpenCV converts the first 32 floor(W / 32) pixels of a row with its AVX2 code and the rest one by "
-                "one, which round differently, and so does this stage (docs/arithmetic.md). Alpha is copied.",
+                "one, which round differently, and so does this stage (docs/stages/color.md). Alpha is copied.",
                 "Each shift is a number s (drawn from [-s, s]) or [lo, hi], drawn per image in the order hue, "
                 "saturation, value; the hue is in OpenCV's 8-bit units (20 = 40 degrees), as Albumentations applies "
                 "it to 8-bit images. Albumentations' defaults (20, 30, 20) and p = 0.5 are this stage's. Zero shifts "

@@ -1,4 +1,4 @@
-// planckian_jitter: Kornia's RandomPlanckianJitter (docs/arithmetic.md#planckian_jitter).
+// planckian_jitter: Kornia's RandomPlanckianJitter (docs/stages/color.md#planckian_jitter).
 #include <array>
 
 #include "kernels/color/planckian_jitter.hpp"

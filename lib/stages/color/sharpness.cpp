@@ -26,7 +26,7 @@ const StageSpec& sharpness_spec() {
                 "torchvision's factor is fixed; here it may also be a range drawn per image. torchvision's default "
                 "p is 0.5, and so is this stage's. torchvision's add_(alpha=...) may fuse the product and the sum "
                 "on some CPUs, which can move a truncated value by 1 in rare cases; the v1 transform blends as "
-                "f * x + (1 - f) * degenerate instead (docs/arithmetic.md)."},
+                "f * x + (1 - f) * degenerate instead (docs/stages/color.md)."},
       .params = {kFactor},
       .default_p = 0.5,
       .tolerance = {.reason = "integer images: an exact integer degenerate and the same binary32 blend everywhere; "

@@ -1,4 +1,4 @@
-// Kornia's gaussian(n, sigma, mean) (docs/arithmetic.md#gaussian_illumination): over k = 0..n-1, x = k - mean, plus
+// Kornia's gaussian(n, sigma, mean) (docs/stages/color.md#gaussian_illumination): over k = 0..n-1, x = k - mean, plus
 // 0.5 when n is even; exp(-x^2 / (2 sigma^2)) divided by its sum. Computed in double, rounded to
 // binary32 once, on the host, for every backend.
 #pragma once

@@ -70,7 +70,7 @@ AxisTable pack(const std::vector<Taps>& per_output, DType dtype, int bits, bool 
     if (dtype == DType::F32) {
       for (std::size_t k = 0; k < taps.size(); ++k) t.fweight[base + k] = static_cast<float>(taps[k].second);
     } else if (bilinear_exact && taps.size() == 2) {
-      // INTER_LINEAR_EXACT: c1 = RNE((f - i) * 2^bits), c0 = 2^bits - c1 (docs/arithmetic.md#resize).
+      // INTER_LINEAR_EXACT: c1 = RNE((f - i) * 2^bits), c0 = 2^bits - c1 (docs/stages/geometry.md#resize).
       const std::int32_t one = std::int32_t{1} << bits;
       const auto c1 = static_cast<std::int32_t>(std::nearbyint(taps[1].second * one));
       t.iweight[base + 1] = c1;
@@ -167,7 +167,7 @@ AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, D
   const int bits = blur_frac_bits(dtype);
 
   // The kernel's weights once: fixed point by OpenCV's error diffusion from the outside in, the
-  // centre taking the remainder so that they sum to 2^bits (docs/arithmetic.md#gaussian_blur); float as rounded.
+  // centre taking the remainder so that they sum to 2^bits (docs/stages/filter.md#gaussian_blur); float as rounded.
   std::vector<std::int32_t> fixed(n);
   if (dtype != DType::F32) {
     const double one = std::ldexp(1.0, bits);
@@ -228,7 +228,7 @@ class ResampleOp final : public Op {
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     const bool integer = out_shape().dtype != DType::F32;
     // On the CPU backend three cases call cv::resize, which computes the same values there
-    // (docs/arithmetic.md#resize; tests/stages/test_cpu_drivers.cpp holds them equal to the kernels).
+    // (docs/stages/geometry.md#resize; tests/stages/test_resize.cpp holds them equal to the kernels).
     // Area halving both sides of an 8- or 16-bit image with 1, 3 or 4 channels: every output is
     // (a + b + c + d + 2) >> 2 of its 2x2 cell, INTER_AREA's fast path.
     if (ctx.cpu() && interp_ == Interp::Area && integer && out_shape().channels != 2 &&

@@ -48,7 +48,7 @@ void run_separable(KernelContext& ctx, const ImageRef& in, const ImageRef& out, 
                    int frac_bits);
 
 // A source window resampled to out_width x out_height: resize (window = whole image) and
-// random_resized_crop. 8-bit bilinear is cv::resize INTER_LINEAR_EXACT to the bit (docs/arithmetic.md#resize).
+// random_resized_crop. 8-bit bilinear is cv::resize INTER_LINEAR_EXACT to the bit (docs/stages/geometry.md#resize).
 struct Window {
   int x = 0, y = 0, width = 0, height = 0;
 };

@@ -41,6 +41,17 @@ Choice<Border> border_param(std::initializer_list<Border> allowed, std::string d
   return Choice<Border>(border_words(), allowed, ParamSpec{.name = "border", .doc = std::move(doc), .optional = true});
 }
 
+Param<IntegerParam> odd_kernel_size_param(const std::string& noun, int max) {
+  return Param<IntegerParam>({.name = "kernel_size",
+                              .doc = "odd " + noun + " size; [lo, hi] draws one of the odd sizes in the range per image, "
+                                     "each as likely (Albumentations' blur_limit)",
+                              .default_value = {3, 7},
+                              .random = true,
+                              .min = Bound{3},
+                              .max = Bound{static_cast<double>(max)},
+                              .odd = true});
+}
+
 Param<std::vector<double>> fill_param() {
   return Param<std::vector<double>>({.name = "fill",
                                      .doc = "value of pixels from outside the image under border constant: one "

@@ -25,6 +25,11 @@ Choice<Border> border_param(std::initializer_list<Border> allowed, Border def, s
 // The same without a default (a stage that also takes another name for it, as elastic's `padding`).
 Choice<Border> border_param(std::initializer_list<Border> allowed, std::string doc);
 
+// `kernel_size` of a filter over a k x k window (`noun`: "window", "kernel"): odd, 3 to `max`, default
+// [3, 7]; [lo, hi] draws one of the odd sizes in it per image, each as likely (IntegerParam::
+// sample_odd), as Albumentations' blur_limit.
+Param<IntegerParam> odd_kernel_size_param(const std::string& noun, int max);
+
 // `fill`: the constant border's value, one number for every channel or one per channel, in sample
 // units (0-255 for 8-bit, 0-65535 for 16-bit, 0-1 for float), saturated to the sample type.
 Param<std::vector<double>> fill_param();

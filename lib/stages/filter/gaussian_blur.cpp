@@ -118,7 +118,7 @@ class BlurOp final : public Op {
     const DType t = in.shape.dtype;
     if (ctx.cpu() && t == DType::U8) {
       // cv::GaussianBlur's 8-bit path computes exactly this: the same kernel, rounded to the same
-      // 8-bit taps, the same sums and one rounding (docs/arithmetic.md#gaussian_blur); ISOLATED keeps
+      // 8-bit taps, the same sums and one rounding (docs/stages/filter.md#gaussian_blur); ISOLATED keeps
       // it off pixels outside the view. The tests hold the two equal.
       cv::Mat dst = as_mat(out);
       cv::GaussianBlur(as_mat(in), dst, cv::Size(ksize_, ksize_), sigma_, sigma_,
@@ -135,7 +135,7 @@ class BlurOp final : public Op {
   }
 
  private:
-  // OpenCV's Gaussian (the values cv::GaussianBlur's 8-bit path uses, docs/arithmetic.md#gaussian_blur), in double.
+  // OpenCV's Gaussian (the values cv::GaussianBlur's 8-bit path uses, docs/stages/filter.md#gaussian_blur), in double.
   std::vector<double> kernel() const {
     const cv::Mat k = cv::getGaussianKernel(ksize_, sigma_, CV_64F);
     return std::vector<double>(k.begin<double>(), k.end<double>());

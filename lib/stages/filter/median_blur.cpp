@@ -5,6 +5,7 @@
 
 #include "kernels/filter/median_blur.hpp"
 #include "lib/io/cv_bridge.hpp"
+#include "lib/stages/engines/vocabulary.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -13,14 +14,7 @@ namespace {
 
 constexpr int kMaxKernel = 99;  // the cost per pixel grows as k^2 (kernels/filter/median_blur.hpp)
 
-const Param<IntegerParam> kKernelSize{{.name = "kernel_size",
-                                       .doc = "odd window size; [lo, hi] draws one of the odd sizes in the range "
-                                              "per image, each as likely (Albumentations' blur_limit)",
-                                       .default_value = {3, 7},
-                                       .random = true,
-                                       .min = Bound{3},
-                                       .max = Bound{kMaxKernel},
-                                       .odd = true}};
+const Param<IntegerParam> kKernelSize = odd_kernel_size_param("window", kMaxKernel);
 
 const StageSpec& median_blur_spec() {
   static const StageSpec spec{

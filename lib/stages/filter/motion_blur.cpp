@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <opencv2/core/utility.hpp>
-#include <opencv2/imgproc.hpp>
 #include <functional>
 #include <vector>
 
+#include <opencv2/core/utility.hpp>
+#include <opencv2/imgproc.hpp>
+
 #include "lib/io/cv_bridge.hpp"
+#include "lib/stages/engines/vocabulary.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -19,14 +21,7 @@ namespace {
 
 constexpr int kMaxKernel = 63;
 
-const Param<IntegerParam> kKernelSize{{.name = "kernel_size",
-                                       .doc = "odd kernel size; [lo, hi] draws one of the odd sizes in the range "
-                                              "per image, each as likely (Albumentations' blur_limit)",
-                                       .default_value = {3, 7},
-                                       .random = true,
-                                       .min = Bound{3},
-                                       .max = Bound{kMaxKernel},
-                                       .odd = true}};
+const Param<IntegerParam> kKernelSize = odd_kernel_size_param("kernel", kMaxKernel);
 const Param<NumberParam> kAngle{{.name = "angle",
                                  .doc = "direction of the motion in degrees, clockwise from +x (image y points "
                                         "down); [lo, hi] draws one per image",
@@ -57,7 +52,7 @@ const StageSpec& motion_blur_spec() {
                 "(possibly shifted) centre at the drawn angle, divided by its point count, applied like cv::filter2D "
                 "(BORDER_REFLECT_101) to every channel, alpha too. The segment runs from t = -L min(1, 1 - direction) "
                 "to t = L min(1, 1 + direction) along (cos angle, sin angle), L = (k - 1) / 2, its ends rounded half "
-                "to even and joined with Bresenham's line; points outside the kernel are dropped (docs/arithmetic.md). "
+                "to even and joined with Bresenham's line; points outside the kernel are dropped (docs/stages/filter.md). "
                 "Albumentations samples points along its line instead, so single kernels may differ by a point.",
                 "Each output is a binary32 sum of the taps in row-major order, one fused multiply-add per tap: what "
                 "cv::filter2D computes on CPUs with AVX2 for kernels under 130 entries (k <= 11; 16-bit images: under "

@@ -1,4 +1,4 @@
-// elastic: Kornia's RandomElasticTransform (docs/arithmetic.md#elastic), identity-preserving grid.
+// elastic: Kornia's RandomElasticTransform (docs/stages/geometry.md#elastic), identity-preserving grid.
 #include <cmath>
 
 #include "kernels/geometry/elastic.hpp"

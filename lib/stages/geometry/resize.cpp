@@ -99,7 +99,7 @@ range), then the interpolation (if a list).
   8-bit bilinear (`INTER_LINEAR_EXACT`), nearest on 8- and 16-bit images (`INTER_NEAREST`, a pixel
   copy; not the centred nearest of label maps), and area halving both sides of an 8- or 16-bit image
   with 1, 3 or 4 channels (`INTER_AREA`, its `(a + b + c + d + 2) >> 2` path). Everything else runs the
-  separable engine's host driver. `CpuDrivers.*` in `tests/stages/test_cpu_drivers.cpp` hold each
+  separable engine's host driver. The `*EqualsTheKernels` tests in `tests/stages/test_resize.cpp` hold each
   equal to the kernels run on the host.
 - 16-bit images: the same tables with `F = 14`; float images: binary32 weights.
 )md",

@@ -1,4 +1,4 @@
-// coarse_dropout: Albumentations' CoarseDropout (docs/arithmetic.md#coarse_dropout).
+// coarse_dropout: Albumentations' CoarseDropout (docs/stages/noise.md#coarse_dropout).
 #include <algorithm>
 #include <cmath>
 #include <functional>

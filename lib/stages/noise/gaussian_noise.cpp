@@ -1,4 +1,4 @@
-// gaussian_noise: torchvision v2's GaussianNoise for every sample type (docs/arithmetic.md#gaussian_noise).
+// gaussian_noise: torchvision v2's GaussianNoise for every sample type (docs/stages/noise.md#gaussian_noise).
 #include "kernels/noise/gaussian_noise.hpp"
 #include "lib/stages/engines/pointwise.hpp"
 #include "lib/stages/noise/normal_table.hpp"
@@ -39,7 +39,7 @@ const StageSpec& gaussian_noise_spec() {
                 "sat(RNE(v + (mean + sigma z) max)), so sigma 0.1 is 25.5 levels on 8-bit images. Alpha is left alone.",
                 "z comes from the keyed counter-based generator (one Philox block per pixel, sub-stream 1) through an "
                 "inverse-CDF table of the standard normal built on the host in double and interpolated in binary32, "
-                "so every backend draws the same noise (docs/arithmetic.md#gaussian_noise). per_channel false draws "
+                "so every backend draws the same noise (docs/stages/noise.md#gaussian_noise). per_channel false draws "
                 "one z per pixel for all colour channels. torchvision's default p is 1 (it is no random transform); "
                 "so is this stage's."},
       .params = {kMean, kSigma, kPerChannel, kClip},

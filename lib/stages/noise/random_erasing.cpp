@@ -1,4 +1,4 @@
-// random_erasing: torchvision's RandomErasing (docs/arithmetic.md#random_erasing).
+// random_erasing: torchvision's RandomErasing (docs/stages/noise.md#random_erasing).
 #include <cmath>
 #include <functional>
 

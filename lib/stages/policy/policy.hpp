@@ -1,6 +1,6 @@
 // What the auto-augment policies (rand_augment, trivial_augment, auto_augment) share: torchvision's
 // operations at a magnitude, each made from one of our stages, and the Op that runs the operations
-// drawn for an image one after the other. docs/arithmetic.md, "Auto-augment policies".
+// drawn for an image one after the other. docs/stages/policy.md.
 #pragma once
 
 #include <array>

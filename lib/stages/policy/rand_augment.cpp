@@ -88,8 +88,9 @@ scratch planes of the executing device), so each is exact between backends becau
   after each); masks go through the same warps with nearest sampling.
 - **Manifest**: `ops`: every operation drawn (auto_augment: those that ran, and `sub_policy`), its
   signed magnitude and its stage's recorded parameters (the warps' forward matrices).
-- Checked by `tests/stages/test_policies.cpp`: the bins and draw frequencies against torchvision's
-  definitions written out in the test; every operation of hundreds of drawn images rebuilt
+- Checked by `tests/stages/test_rand_augment.cpp`, `test_trivial_augment.cpp` and
+  `test_auto_augment.cpp`: the bins and draw frequencies against torchvision's definitions written
+  out in the tests; every operation of hundreds of drawn images rebuilt
   independently (cv::warpAffine with the matrix re-derived from torchvision's formula, or the member
   stage run alone), 0 differing values on both backends; the sub-policies' probabilities.
 )md",
