@@ -23,7 +23,7 @@ namespace {
 // augment has are declared by their stages (StageSpec::imports).
 struct Missing {
   const char* name;
-  const char* closest;
+  const char* closest;  // null: none
   const char* why;
 };
 
@@ -55,6 +55,10 @@ const std::vector<Missing>& not_available() {
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},
+      {"FDA", nullptr, "it needs other images (a reference set)"},
+      {"HistogramMatching", nullptr, "it needs other images (a reference set)"},
+      {"Mosaic", nullptr, "it needs other images"},
+      {"Lambda", nullptr, "arbitrary Python code"},
   };
   return m;
 }
@@ -142,9 +146,10 @@ class Importer {
       const ImportRule* r = find_rule(name);
       if (!r) {
         const Missing* m = find_missing(name);
-        missing_.push_back(where + ": " + name + (m ? std::string(" (closest stage: ") + m->closest +
-                                                          (*m->why ? std::string("; ") + m->why : "") + ")"
-                                                    : " (no close stage)"));
+        std::string what = " (no close stage)";
+        if (m && m->closest) what = std::string(" (closest stage: ") + m->closest + (*m->why ? "; " : "") + m->why + ")";
+        else if (m) what = std::string(" (no close stage: ") + m->why + ")";
+        missing_.push_back(where + ": " + name + what);
         return nullptr;
       }
       s = r->convert(c);
@@ -291,7 +296,8 @@ std::string albumentations_table_markdown() {
     }
   }
   for (const Missing& m : not_available())
-    rows.push_back({m.name, std::string("not available (closest: `") + m.closest + "`)", m.why});
+    rows.push_back({m.name, m.closest ? std::string("not available (closest: `") + m.closest + "`)" : "not available",
+                    m.why});
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
   std::ostringstream o;
   o << "| Albumentations | augment | how |\n|---|---|---|\n";
