@@ -29,8 +29,6 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"RandomBrightnessContrast", "color_jitter",
-       "adds brightness and scales contrast about the mean; color_jitter multiplies (torchvision's ColorJitter)"},
       {"Sharpen", "sharpness", "a different 3x3 kernel with alpha and lightness"},
       {"Blur", "gaussian_blur", "a box filter, no stage has one"},
       {"CLAHE", "equalize", "tiled, clipped equalisation of luma"},
