@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -45,6 +46,18 @@ const char* kDeviceHelp =
     "cpu, auto (the first usable GPU, else the CPU), cuda, cuda:N, cuda-emulated[:N] (an emulated GPU, for testing); "
     "several GPUs share the images: cuda:0,cuda:2 or cuda:all (also cuda-emulated:all)";
 
+// "1 input", "2 inputs".
+std::string count(std::size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+// A seed is an integer from 0 to 2^64 - 1: "-1" is refused (it would wrap to the largest value).
+const CLI::Validator kSeedCheck(
+    [](std::string& v) -> std::string {
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+        return "the seed must be an integer from 0 to 18446744073709551615, not " + v;
+      return {};
+    },
+    "SEED", "non-negative");
+
 }  // namespace
 
 Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), global_(global) {
@@ -54,7 +67,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   run_->add_option("-o,--output", output_, "output folder (relative folders are mirrored)")->required();
   run_->add_option("--copies", run_options_.copies, "augmented copies per input")->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
-  run_->add_option("--seed", seed_, "seed (overrides the pipeline's \"seed\"; default 0)");
+  run_->add_option("--seed", seed_, "seed (overrides the pipeline's \"seed\"; default 0)")->check(kSeedCheck);
   run_->add_option("--threads", run_options_.threads, "worker threads (default: every core)")
       ->check(CLI::Range(1, 1024));
   run_->add_option("--format", run_options_.format, "output format: keep, jpg, png, webp, tiff or bmp")
@@ -94,9 +107,14 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   run_->add_option("--mask-suffix", run_options_.mask_suffix, "what replaces an image's extension to name its mask")
       ->capture_default_str();
   run_->add_option("--masks-output", masks_output_, "where the output masks go (default: OUTPUT/masks)");
-  run_->add_option("--progress", progress_, "progress line: auto (on a terminal), always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
+  run_->add_option("--progress", progress_,
+                   "progress: auto (a line redrawn in place on a terminal; plain lines when $CI is set or stderr is "
+                   "not a terminal), always (redrawn in place), plain (a line every --progress-every seconds) or never")
+      ->check(CLI::IsMember({"auto", "always", "plain", "never"}))
       ->capture_default_str();
+  run_->add_option("--progress-every", progress_every_, "seconds between plain progress lines")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 86400.0));
 
   validate_ = app.add_subcommand("validate", "Check a pipeline file; exit 0 when valid, 1 otherwise");
   validate_->add_option("pipeline", validate_path_, "pipeline file (JSON or YAML)")->required();
@@ -120,7 +138,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   preview_->add_option("--variants", preview_variants_, "variants per input: copies 0..N-1 of augment run")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  preview_->add_option("--seed", seed_, "seed (overrides the pipeline's, as run's)");
+  preview_->add_option("--seed", seed_, "seed (overrides the pipeline's, as run's)")->check(kSeedCheck);
   preview_->add_option("--device", device_, kDeviceHelp)->capture_default_str();
   preview_->add_option("--labels", run_options_.labels, "draw labels: yolo, voc or coco=FILE (as run)");
   preview_->add_option("--masks", masks_, "lay masks over the tiles (as run)");
@@ -155,7 +173,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
       ->capture_default_str();
   verify_->add_option("--dtypes", verify_dtypes_, "also compare processing each image as these types: u8,u16,f32");
   verify_->add_option("--images", verify_images_, "check the first N inputs only");
-  verify_->add_option("--seed", seed_, "seed (overrides the pipeline's)");
+  verify_->add_option("--seed", seed_, "seed (overrides the pipeline's)")->check(kSeedCheck);
   verify_->add_option("--tolerance", tolerances_, "STAGE=VALUE: a tolerance instead of the stage's declared one")
       ->take_all();
   verify_->add_flag("--require-gpu", require_gpu_, "fail (exit 1) when no GPU takes part");
@@ -204,7 +222,9 @@ Exit Commands::run() {
   if (!manifest_.empty()) o.manifest = manifest_;
   if (!masks_.empty()) o.masks = masks_;
   if (!masks_output_.empty()) o.masks_output = masks_output_;
-  o.progress = progress_ == "always" || (progress_ == "auto" && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO));
+  const bool terminal = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !std::getenv("CI");
+  o.progress = progress_ == "always" || progress_ == "plain" || (progress_ == "auto" && !o.dry_run);
+  if (progress_ == "plain" || (progress_ == "auto" && !terminal)) o.progress_every = progress_every_;
   o.listing = &std::cout;
   install_interrupt_handler();
 
@@ -235,20 +255,22 @@ Exit Commands::run() {
               << std::endl;
   } else {
     char line[512];
-    std::snprintf(line, sizeof line,
-                  "augment: %zu inputs, %zu outputs written%s, %zu failed inputs; %.2f s, %.1f images/s on %s, seed "
-                  "%llu%s\n",
-                  s.inputs, s.outputs,
+    std::snprintf(line, sizeof line, "augment: %s, %s written%s, %s; %.2f s, %.1f images/s on %s, seed %llu%s\n",
+                  count(s.inputs, "input").c_str(), count(s.outputs, "output").c_str(),
                   s.existing ? (", " + std::to_string(s.existing) + " already complete").c_str() : "",
-                  s.failed_inputs, s.seconds, rate, s.device.c_str(), static_cast<unsigned long long>(s.seed),
+                  count(s.failed_inputs, "failed input").c_str(), s.seconds, rate, s.device.c_str(),
+                  static_cast<unsigned long long>(s.seed),
                   s.interrupted ? " (interrupted)"
                                 : !s.device_failure.empty() ? " (stopped: the device failed)"
                                 : (s.stopped_early ? " (stopped: --max-errors)" : ""));
     std::cout << line;
     if (!o.labels.empty()) {
-      std::snprintf(line, sizeof line, "augment: labels: %zu objects kept, %zu dropped (the manifest says why)\n",
-                    s.objects_kept, s.objects_dropped);
-      std::cout << line;
+      std::cout << "augment: labels: " << count(s.objects_kept, "object") << " kept, " << s.objects_dropped
+                << " dropped"
+                << (s.objects_dropped == 0 ? ""
+                    : o.manifest           ? " (the manifest says why)"
+                                           : " (--manifest FILE records why)")
+                << "\n";
     }
     if (o.device_jpeg && s.jpeg_on_cpu) {
       std::snprintf(line, sizeof line, "augment: --device-jpeg: %zu JPEG files decoded or encoded on the CPU instead "
@@ -316,6 +338,7 @@ Exit Commands::preview() {
   o.mask_suffix = run_options_.mask_suffix;
   o.quality = run_options_.quality;
   o.decode.max_pixels = max_pixels_;
+  check_output_file(o.output, "-o", o.input);
   const Pipeline pipeline = Pipeline::load_file(pipeline_);
   const PreviewSummary s = aug::preview(pipeline, o);
   spdlog::info("{}: {} image(s), {} variant(s) on {}", preview_output_, s.images, s.tiles, s.device);
@@ -429,6 +452,8 @@ Exit Commands::verify_devices() {
     if (!find_stage_type(stage)) throw UsageError("--tolerance " + t + ": unknown stage \"" + stage + "\"");
     o.tolerance[stage] = v;
   }
+  if (!report_.empty()) check_output_file(report_, "--report", o.input);
+  if (!html_.empty()) check_output_file(html_, "--html", o.input);
   const Pipeline pipeline = Pipeline::load_file(pipeline_);
   std::vector<VerifyDevice> devices = open_verify_devices(verify_devices_, require_gpu_, o.threads);
   const VerifyReport report = verify(pipeline, devices, o);
@@ -440,11 +465,7 @@ Exit Commands::verify_devices() {
       throw UsageError(e.what());
     }
   };
-  if (!report_.empty()) {
-    std::ifstream f(pipeline_);
-    const nlohmann::json doc = nlohmann::json::parse(f, nullptr, false, true);
-    write(report_, report.to_json(doc).dump(2) + "\n");
-  }
+  if (!report_.empty()) write(report_, report.to_json(pipeline.document()).dump(2) + "\n");
   if (!html_.empty()) write(html_, verify_html(report));
   return report.exit_code();
 }

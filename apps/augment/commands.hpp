@@ -49,6 +49,7 @@ class Commands {
   std::optional<std::uint64_t> seed_;
   std::optional<int> shards_;
   std::uint64_t max_pixels_ = 100'000'000;
+  double progress_every_ = 10;
   bool fail_fast_ = false;
   // verify-devices
   std::string verify_devices_ = "all", verify_dtypes_, report_, html_;

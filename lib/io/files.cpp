@@ -104,6 +104,8 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
   // An unnamed file in the target folder, given its name only once complete: nothing partial
   // is ever visible, and a killed run leaves nothing behind.
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code made;
+  if (!fs::exists(dir, made)) fs::create_directories(dir, made);  // a failure shows in open() below
   const int fd = ::open(dir.c_str(), O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return write_via_rename(path, data, size);
@@ -151,6 +153,57 @@ std::size_t remove_stale_temps(const fs::path& dir) {
     if (temp_is_stale(it->path().filename().string(), modified, now)) removed += fs::remove(it->path(), ec) ? 1 : 0;
   }
   return removed;
+}
+
+namespace {
+
+// The part of `path` that exists: the path itself or its nearest existing ancestor.
+fs::path nearest_existing(const fs::path& path) {
+  fs::path p = fs::absolute(path).lexically_normal();
+  std::error_code ec;
+  while (!p.empty() && !fs::exists(p, ec) && p.has_relative_path()) p = p.parent_path();
+  return p;
+}
+
+void check_writable_place(const fs::path& path, const std::string& option, const fs::path& input) {
+  const fs::path existing = nearest_existing(path.has_parent_path() ? path.parent_path() : fs::path("."));
+  const std::string head = option + " " + path.string() + ": ";
+  std::error_code ec;
+  if (!fs::is_directory(existing, ec))
+    throw UsageError(head + existing.string() + " is not a folder, so nothing can be written below it");
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(head + "cannot write in " + existing.string() + " (" + std::strerror(errno) + ")");
+  if (!input.empty() && fs::exists(input, ec) && path_within(path, input))
+    throw UsageError(head + "inside the input " + input.string() + ", where it would be read as an input; write it "
+                     "elsewhere");
+}
+
+}  // namespace
+
+bool path_within(const fs::path& inner, const fs::path& outer) {
+  std::error_code ec;
+  const fs::path i = fs::weakly_canonical(inner, ec), o = fs::weakly_canonical(outer, ec);
+  auto it = i.begin();
+  for (auto ot = o.begin(); ot != o.end(); ++ot, ++it) {
+    if (ot->empty()) continue;  // the trailing "" of a path ending in a separator
+    if (it == i.end() || *it != *ot) return false;
+  }
+  return true;
+}
+
+void check_output_file(const fs::path& path, const std::string& option, const fs::path& input) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UsageError(option + " " + path.string() + ": is a folder; name a file");
+  check_writable_place(path, option, input);
+  if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
+    throw UsageError(option + " " + path.string() + ": cannot be replaced (" + std::strerror(errno) + ")");
+}
+
+void check_output_folder(const fs::path& path, const std::string& option, const fs::path& input) {
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec))
+    throw UsageError(option + " " + path.string() + ": exists and is not a folder");
+  check_writable_place(path / "x", option, input);
 }
 
 }  // namespace aug

@@ -22,8 +22,20 @@ std::vector<std::uint8_t> read_file(const fs::path& path);
 // complete, or, to replace a file or where O_TMPFILE is missing, writes a temporary name and
 // renames it: a reader, or a later --resume, sees the old file or the complete new one, never a
 // partial one (also after kill -9).
+// Folders above `path` that are missing are created first.
 // Throws InputError naming the path and the system's reason.
 void write_file_atomic(const fs::path& path, const void* data, std::size_t size);
+
+// Checks, before any work, that a command can write the file `path` (given with `option`, e.g.
+// "--report"): it is not a folder, its nearest existing ancestor is a folder this process can
+// write in (missing folders are created when the file is written), and it lies outside `input`
+// when one is given (the folder or file the command reads). Creates nothing. Throws UsageError
+// naming the option, the path and what is wrong.
+void check_output_file(const fs::path& path, const std::string& option, const fs::path& input = {});
+// The same for a folder the command writes into (it may exist; it is not an existing file).
+void check_output_folder(const fs::path& path, const std::string& option, const fs::path& input = {});
+// Whether `inner` is `outer` or lies below it, after resolving both (missing parts kept as written).
+bool path_within(const fs::path& inner, const fs::path& outer);
 
 // A named temporary file is ".augment-tmp-<pid>@<host>-<n>-<name>". One is stale, left by an
 // interrupted run, when its writer on this host has exited (or has this process's pid), or when

@@ -79,7 +79,7 @@ struct Checker {
   void check_range(double x, const json& shown_value) const {
     const bool low = param.min && (param.min->exclusive ? !(x > param.min->value) : !(x >= param.min->value));
     const bool high = param.max && (param.max->exclusive ? !(x < param.max->value) : !(x <= param.max->value));
-    if (low || high) fail("= " + shown(shown_value) + " is outside " + param.range_text());
+    if (low || high) fail("= " + shown(shown_value) + " is outside " + param.bounds_text());
   }
 
   double number(const json& v) const {

@@ -51,6 +51,8 @@ std::string ParamSpec::range_text() const {
   }
 }
 
+std::string ParamSpec::bounds_text() const { return bound_text(min, max); }
+
 const ParamSpec* StageSpec::find(const std::string& param) const {
   for (const auto& p : params)
     if (p.name == param) return &p;

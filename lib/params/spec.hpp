@@ -56,7 +56,8 @@ struct ParamSpec {
   std::string elements;              // what a pair's elements mean, e.g. "[width, height]"
 
   bool required() const { return default_value.is_null() && !optional; }
-  std::string range_text() const;  // e.g. "(0, 100]", "one of: bilinear, nearest"
+  std::string range_text() const;   // e.g. "(0, 100]", "one of: bilinear, nearest", "a list, each [0, 1]"
+  std::string bounds_text() const;  // the bounds of one value: "(0, 100]", ">= 0"; empty without
 };
 
 // Largest absolute difference allowed between backends, per dtype (in sample units; float on

@@ -83,6 +83,14 @@ const ImportRule* find_rule(const std::string& name) {
   return nullptr;
 }
 
+// The stage whose declaration holds `rule`.
+std::string find_stage_of(const ImportRule& rule) {
+  for (const StageType& type : stage_types())
+    for (const ImportRule& r : type.spec().imports)
+      if (&r == &rule) return type.spec().name;
+  return "";
+}
+
 const Missing* find_missing(const std::string& name) {
   for (const Missing& m : not_available())
     if (name == m.name) return &m;
@@ -278,6 +286,31 @@ std::string pipeline_text(const ojson& pipeline) {
   }
   o << "}\n";
   return o.str();
+}
+
+std::string other_library_hint(const std::string& name, const json& object) {
+  if (const ImportRule* r = find_rule(name)) {
+    json saved = object.is_object() ? object : json::object();
+    saved.erase("stage");
+    const double p = saved.contains("p") && saved["p"].is_number() ? saved["p"].get<double>() : -1;
+    saved.erase("p");
+    std::vector<std::string> notes;
+    std::optional<double> mask_fill;
+    std::string written;
+    try {
+      ojson s = r->convert(TransformReader(saved, "", "", notes, mask_fill));
+      if (p >= 0) s["p"] = p;
+      written = s.dump();
+    } catch (const Error&) {
+      written = "{\"stage\": \"" + std::string(find_stage_of(*r)) + "\", ...}";  // its parameters do not translate
+    }
+    return "that is " + r->library + (r->library.back() == 's' ? "'" : "'s") + " name; write " + written + " (`augment describe " + find_stage_of(*r) +
+           "` has its parameters; `augment import albumentations` translates whole pipelines)";
+  }
+  if (const Missing* m = find_missing(name))
+    return "that is Albumentations' name, and augment has no such stage yet" +
+           (m->closest ? std::string(" (the closest: ") + m->closest + (*m->why ? "; " : "") + m->why + ")" : "");
+  return "";
 }
 
 std::string albumentations_table_markdown() {

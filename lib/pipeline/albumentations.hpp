@@ -31,6 +31,12 @@ Imported import_albumentations_file(const std::string& path);
 // of a composition indented under it).
 std::string pipeline_text(const nlohmann::ordered_json& pipeline);
 
+// For a pipeline that names another library's transform as a stage ({"stage": "HorizontalFlip"}):
+// what to write instead, e.g. `that is Albumentations' name; write {"stage": "flip", "direction":
+// "horizontal"}` (its other keys translated as the importer would), or that augment has no such
+// stage yet and the closest one. Empty when the name is no known transform.
+std::string other_library_hint(const std::string& name, const nlohmann::json& object);
+
 // The mapping, one row per Albumentations transform: the docs table (docs/albumentations.md).
 std::string albumentations_table_markdown();
 

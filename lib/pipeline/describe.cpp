@@ -218,7 +218,7 @@ std::string describe_text(const StageSpec& spec) {
       o << (grouped ? "" : ", required");
     }
     const std::string range = p.range_text();
-    if (!range.empty() && p.type != ParamType::Stages)
+    if (!range.empty() && p.type != ParamType::Stages && p.type != ParamType::Bool)  // form() said "true or false"
       o << ", " << (range[0] == '[' || range[0] == '(' ? "in " : "") << range;
     o << "\n      " << p.doc << "\n";
   }

@@ -8,11 +8,15 @@
 #include <cstring>
 #include <fstream>
 #include <numeric>
+#include <functional>
 #include <sstream>
+
+#include <spdlog/spdlog.h>
 
 #include "lib/core/error.hpp"
 #include "lib/core/text.hpp"
 #include "lib/io/codec.hpp"
+#include "lib/pipeline/albumentations.hpp"
 #include "lib/pipeline/yaml.hpp"
 
 namespace aug {
@@ -31,6 +35,18 @@ class Loader {
  public:
   explicit Loader(std::string file) : file_(std::move(file)) {}
 
+  // Every error found, at most kMaxErrors of them, one per line (the first is what a single error
+  // would have said). Errors are gathered per stage and per top-level key.
+  static constexpr std::size_t kMaxErrors = 20;
+  void throw_errors() const {
+    if (errors_.empty()) return;
+    std::string text;
+    for (std::size_t i = 0; i < errors_.size() && i < kMaxErrors; ++i) text += (i ? "\n" : "") + errors_[i];
+    if (errors_.size() > kMaxErrors)
+      text += "\n" + file_ + ": and " + std::to_string(errors_.size() - kMaxErrors) + " more error(s)";
+    throw PipelineError(text);
+  }
+
   std::unique_ptr<Node> root(const json& doc, std::optional<std::uint64_t>& seed, labels::LabelRules& rules,
                              DecodeRules& decode) {
     const Location top{file_, ""};
@@ -40,34 +56,47 @@ class Loader {
     for (auto it = doc.begin(); it != doc.end(); ++it) {
       if (std::find(keys.begin(), keys.end(), it.key()) != keys.end()) continue;
       const auto near = closest(it.key(), keys, 1);
-      throw PipelineError(top.child(it.key()).str() + ": unknown key \"" + it.key() + "\"" +
-                          (near.empty() ? "" : " (did you mean \"" + near[0] + "\"?)") +
-                          "; a pipeline has \"version\", \"seed\", \"stages\", \"description\", \"labels\" and "
-                          "\"decode\"");
+      errors_.push_back(top.child(it.key()).str() + ": unknown key \"" + it.key() + "\"" +
+                        (near.empty() ? "" : " (did you mean \"" + near[0] + "\"?)") +
+                        "; a pipeline has \"version\", \"seed\", \"stages\", \"description\", \"labels\" and "
+                        "\"decode\"");
     }
-    if (!doc.contains("version"))
-      throw PipelineError(file_ + ": missing \"version\": " + std::to_string(kPipelineVersion));
-    const json& version = doc["version"];
-    if (!version.is_number_integer() || version.get<std::int64_t>() != kPipelineVersion)
-      throw PipelineError(top.child("version").str() + ": unsupported version " + version.dump() +
-                          "; this augment reads version " + std::to_string(kPipelineVersion));
-    if (doc.contains("seed")) {
+    gather([&] {
+      if (!doc.contains("version"))
+        throw PipelineError(file_ + ": missing \"version\": " + std::to_string(kPipelineVersion));
+      const json& version = doc["version"];
+      if (!version.is_number_integer() || version.get<std::int64_t>() != kPipelineVersion)
+        throw PipelineError(top.child("version").str() + ": unsupported version " + version.dump() +
+                            "; this augment reads version " + std::to_string(kPipelineVersion));
+    });
+    gather([&] {
+      if (!doc.contains("seed")) return;
       const json& s = doc["seed"];
       if (!s.is_number_integer() || (s.is_number_integer() && !s.is_number_unsigned() && s.get<std::int64_t>() < 0))
         throw PipelineError(top.child("seed").str() + ": \"seed\" must be a non-negative integer (got " + s.dump() + ")");
       seed = s.get<std::uint64_t>();
+    });
+    gather([&] {
+      if (doc.contains("description") && !doc["description"].is_string())
+        throw PipelineError(top.child("description").str() + ": \"description\" must be a string");
+    });
+    if (!doc.contains("stages")) {
+      errors_.push_back(file_ + ": missing \"stages\": [...]");
+      throw_errors();
     }
-    if (doc.contains("description") && !doc["description"].is_string())
-      throw PipelineError(top.child("description").str() + ": \"description\" must be a string");
-    if (!doc.contains("stages")) throw PipelineError(file_ + ": missing \"stages\": [...]");
-    if (doc.contains("labels")) rules = labels::LabelRules::parse(doc["labels"], file_);
-    if (doc.contains("decode")) decode = decode_rules(doc["decode"], top.child("decode"));
+    gather([&] {
+      if (doc.contains("labels")) rules = labels::LabelRules::parse(doc["labels"], file_);
+    });
+    gather([&] {
+      if (doc.contains("decode")) decode = decode_rules(doc["decode"], top.child("decode"));
+    });
 
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Sequence;
     node->name = "sequence";
     node->position = next_position_++;
     node->children = list(doc["stages"], top.child("stages"), /*allow_empty=*/true);
+    throw_errors();
     return node;
   }
 
@@ -90,11 +119,21 @@ class Loader {
     return rules;
   }
 
+  // Runs `f`, keeping a PipelineError it throws (or a UsageError of the labels block) among the errors.
+  template <class F>
+  void gather(F&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      errors_.push_back(e.what());
+    }
+  }
+
   std::vector<Node> list(const json& v, const Location& where, bool allow_empty) {
     if (!v.is_array()) throw PipelineError(where.str() + ": \"stages\" must be a list of stage objects");
     if (v.empty() && !allow_empty) throw PipelineError(where.str() + ": a composition needs at least one stage");
     std::vector<Node> out;
-    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(node(v[i], where.child(i)));
+    for (std::size_t i = 0; i < v.size(); ++i) gather([&] { out.push_back(node(v[i], where.child(i))); });
     return out;
   }
 
@@ -113,10 +152,12 @@ class Loader {
     const StageType* type = find_stage_type(name);
     const StageSpec* comp = type ? nullptr : find_composition(name);
     if (!type && !comp) {
-      const auto near = closest(name, every_spec_name());
+      const std::string hint = other_library_hint(name, obj);
+      const auto near = hint.empty() ? closest(name, every_spec_name()) : std::vector<std::string>{};
       throw PipelineError(where.child("stage").str() + ": unknown stage \"" + name + "\"" +
-                          (near.empty() ? "" : " (did you mean " + quoted_list(near) + "?)") +
-                          "; `augment stages` lists them all");
+                          (!hint.empty() ? ": " + hint
+                           : near.empty() ? "; `augment stages` lists them all"
+                                          : " (did you mean " + quoted_list(near) + "?); `augment stages` lists them all"));
     }
     n.spec = type ? &type->spec() : comp;
     n.p = n.spec->default_p;
@@ -167,6 +208,7 @@ class Loader {
   std::string file_;
   std::uint32_t next_position_ = 0;
   std::size_t stages_ = 0;
+  std::vector<std::string> errors_;
 };
 
 std::string dtype_words(DType t) {
@@ -273,6 +315,22 @@ class Planner {
   Plan& plan_;
 };
 
+// rotate's angle turns counter-clockwise and affine's clockwise, each as torchvision's: a pipeline
+// with both is told once, in case the same angle was meant to turn the same way.
+void warn_opposite_angles(const Node& root, const std::string& source) {
+  std::string rotate, affine;
+  std::function<void(const Node&)> visit = [&](const Node& n) {
+    if (n.name == "rotate" && rotate.empty()) rotate = n.pointer;
+    if (n.name == "affine" && affine.empty()) affine = n.pointer;
+    for (const Node& c : n.children) visit(c);
+  };
+  visit(root);
+  if (!rotate.empty() && !affine.empty())
+    spdlog::warn("{}: rotate ({}) turns counter-clockwise for a positive angle and affine ({}) clockwise, each as "
+                 "torchvision's: the same angle turns them opposite ways",
+                 source, rotate, affine);
+}
+
 std::pair<int, int> line_column(const std::string& text, std::size_t byte) {
   int line = 1, column = 1;
   for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
@@ -324,29 +382,38 @@ Pipeline Pipeline::parse_yaml(const std::string& text, const std::string& source
   try {
     return from_document(doc, source_name);
   } catch (const PipelineError& e) {
-    // "file:/stages/2/sigma: ..." becomes "file:LINE:COLUMN: /stages/2/sigma: ...", the position of
-    // the value at that pointer, or of its nearest parent the file has (a key that is missing).
-    const std::string what = e.what(), head = source_name + ":/";
-    if (what.compare(0, head.size(), head) != 0) throw;
-    const std::size_t end = what.find(": ", head.size() - 1);
-    const std::string pointer = what.substr(head.size() - 1, end == std::string::npos ? std::string::npos : end - head.size() + 1);
-    for (std::string at = pointer;; at = at.substr(0, at.rfind('/'))) {
-      const auto it = marks.find(at == "/" ? "" : at);
-      if (it != marks.end())
-        throw PipelineError(source_name + ":" + std::to_string(it->second.first) + ":" +
-                            std::to_string(it->second.second) + ": " + what.substr(source_name.size() + 1));
-      if (at.empty()) break;
-    }
-    throw;
+    // Each "file:/stages/2/sigma: ..." line becomes "file:LINE:COLUMN: /stages/2/sigma: ...", the
+    // position of the value at that pointer, or of its nearest parent the file has (a missing key).
+    const std::string head = source_name + ":/";
+    auto place = [&](const std::string& what) {
+      if (what.compare(0, head.size(), head) != 0) return what;
+      const std::size_t end = what.find(": ", head.size() - 1);
+      const std::string pointer =
+          what.substr(head.size() - 1, end == std::string::npos ? std::string::npos : end - head.size() + 1);
+      for (std::string at = pointer;; at = at.substr(0, at.rfind('/'))) {
+        const auto it = marks.find(at == "/" ? "" : at);
+        if (it != marks.end())
+          return source_name + ":" + std::to_string(it->second.first) + ":" + std::to_string(it->second.second) +
+                 ": " + what.substr(source_name.size() + 1);
+        if (at.empty()) break;
+      }
+      return what;
+    };
+    std::istringstream lines(e.what());
+    std::string out, line;
+    while (std::getline(lines, line)) out += (out.empty() ? "" : "\n") + place(line);
+    throw PipelineError(out);
   }
 }
 
 Pipeline Pipeline::from_document(const json& doc, const std::string& source_name) {
   Pipeline p;
   p.source_ = source_name;
+  p.document_ = doc;
   Loader loader(source_name);
   p.root_ = loader.root(doc, p.seed_, p.label_rules_, p.decode_rules_);
   p.stage_count_ = loader.stages();
+  warn_opposite_angles(*p.root_, source_name);
   return p;
 }
 

@@ -65,6 +65,8 @@ class Pipeline {
   static Pipeline parse_yaml(const std::string& text, const std::string& source_name);
 
   const std::string& source() const { return source_; }
+  // The document as read (a YAML file's as its JSON equivalent), for reports that quote it.
+  const nlohmann::json& document() const { return document_; }
   std::optional<std::uint64_t> seed() const { return seed_; }
   const Node& root() const { return *root_; }
   std::size_t stage_count() const { return stage_count_; }
@@ -100,6 +102,7 @@ class Pipeline {
   static Pipeline from_document(const nlohmann::json& doc, const std::string& source_name);
 
   std::string source_;
+  nlohmann::json document_;
   std::optional<std::uint64_t> seed_;
   std::unique_ptr<Node> root_;
   std::size_t stage_count_ = 0;

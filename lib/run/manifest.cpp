@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "lib/core/error.hpp"
 #include "lib/io/files.hpp"
@@ -14,6 +15,8 @@ ManifestWriter::ManifestWriter(const std::filesystem::path& path) : path_(path) 
   // Named as the outputs' temporaries, so that another task's --resume in the same folder knows
   // that its writer is alive.
   temp_ = temp_path_for(path);
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);  // checked before the run
   file_ = std::fopen(temp_.c_str(), "wx");
   if (!file_) throw UsageError("cannot write the manifest " + path.string() + ": " + std::strerror(errno));
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <ostream>
@@ -53,25 +54,29 @@ struct Job {
   bool exists = false;  // --resume found it complete
 };
 
-bool path_within(const fs::path& inner, const fs::path& outer) {
-  auto i = inner.begin();
-  for (auto o = outer.begin(); o != outer.end(); ++o, ++i)
-    if (i == inner.end() || *i != *o) return false;
-  return true;
-}
+fs::path masks_folder(const RunOptions& o);
 
+// Every place the run writes, checked before the first input is read; a refusal creates nothing.
 void check_locations(const RunOptions& o) {
   std::error_code ec;
-  const fs::path in = fs::weakly_canonical(o.input, ec);
-  const fs::path out = fs::weakly_canonical(o.output, ec);
-  if (fs::is_directory(in) && path_within(out, in))
+  if (fs::is_directory(o.input, ec) && path_within(o.output, o.input))
     throw UsageError("the output folder " + o.output.string() + " is inside the input folder " + o.input.string() +
                      "; its outputs would become inputs of the next run. Pick an output folder elsewhere");
-  if (fs::exists(o.output)) {
-    if (!fs::is_directory(o.output)) throw UsageError("the output " + o.output.string() + " exists and is not a folder");
-    if (!o.overwrite && !o.resume && !o.dry_run && !fs::is_empty(o.output))
+  if (fs::exists(o.output, ec)) {
+    if (!fs::is_directory(o.output, ec))
+      throw UsageError("the output " + o.output.string() + " exists and is not a folder");
+    if (!o.overwrite && !o.resume && !o.dry_run && !fs::is_empty(o.output, ec))
       throw UsageError("the output folder " + o.output.string() +
                        " is not empty; pass --overwrite to replace its files or --resume to keep those done");
+  }
+  check_output_folder(o.output, "-o", o.input);
+  if (o.manifest) check_output_file(*o.manifest, "--manifest", o.input);
+  if (o.masks) {
+    const fs::path out = masks_folder(o);
+    check_output_folder(out, o.masks_output ? "--masks-output" : "the masks' output folder", o.input);
+    if (path_within(out, *o.masks) || path_within(*o.masks, out))
+      throw UsageError("the masks' output folder " + out.string() + " and the input masks " + o.masks->string() +
+                       " overlap: the outputs would replace or be read as input masks; pass --masks-output");
   }
 }
 
@@ -87,7 +92,7 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOption
   // When the input folder is inside the output folder, no output may land on an input.
   std::error_code ec;
   std::set<std::string> input_paths;
-  if (path_within(fs::weakly_canonical(o.input, ec), fs::weakly_canonical(o.output, ec)))
+  if (path_within(o.input, o.output))
     for (const auto& f : inputs) input_paths.insert(fs::weakly_canonical(f.path, ec).string());
 
   std::vector<Job> jobs;
@@ -117,11 +122,21 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOption
   return jobs;
 }
 
+// Where the output masks go: --masks-output, or beside the output folder as the labels are: a
+// folder named `images` has `masks` beside it (-o aug/images: aug/masks), any other OUT has OUT_masks.
+fs::path masks_folder(const RunOptions& o) {
+  if (o.masks_output) return *o.masks_output;
+  const fs::path out = o.output.lexically_normal();
+  const fs::path name = out.has_filename() ? out.filename() : out.parent_path().filename();
+  const fs::path above = out.has_filename() ? out.parent_path() : out.parent_path().parent_path();
+  return above / (name == "images" ? fs::path("masks") : fs::path(name.string() + "_masks"));
+}
+
 fs::path mask_output(const RunOptions& o, const std::string& out_rel) {
   std::string suffix = o.mask_suffix;  // masks are written as PNG whatever they were read as
   const fs::path ext = fs::path(suffix).extension();
   if (!ext.empty() && ext != ".png") suffix = suffix.substr(0, suffix.size() - ext.string().size()) + ".png";
-  return labels::MaskFolder::output_path(o.masks_output.value_or(o.output / "masks"), out_rel, suffix);
+  return labels::MaskFolder::output_path(masks_folder(o), out_rel, suffix);
 }
 
 // A palette mask's fill needs a colour: the palette grows to it (black; 255, the usual "ignore",
@@ -191,6 +206,7 @@ class Stream {
     const auto start = Clock::now();
     std::vector<std::thread> threads;
     for (int w = 0; w < workers_; ++w) threads.emplace_back([this, w] { work(w); });
+    auto last_line = start;
     {
       std::unique_lock lk(m_);
       while (exited_ < workers_) {
@@ -201,9 +217,16 @@ class Stream {
           cv_.notify_all();
         }
         cv_done_.wait_for(lk, std::chrono::milliseconds(200));
-        if (o_.progress) {
-          const Progress p{written_ + failed_jobs_, todo_, failed_jobs_,
-                           std::chrono::duration<double>(Clock::now() - start).count()};
+        const auto now = Clock::now();
+        const Progress p{written_ + failed_jobs_, todo_, failed_jobs_, std::chrono::duration<double>(now - start).count()};
+        if (o_.progress_every > 0) {
+          if (std::chrono::duration<double>(now - last_line).count() >= o_.progress_every) {
+            last_line = now;
+            lk.unlock();
+            spdlog::info("{}", progress_line(p, 0).substr(9));  // "augment: " is the logger's own prefix
+            lk.lock();
+          }
+        } else if (o_.progress) {
           const std::string line = progress_line(p, terminal_columns());
           lk.unlock();
           set_status_line(line);
@@ -212,7 +235,7 @@ class Stream {
       }
     }
     for (auto& t : threads) t.join();
-    if (o_.progress) set_status_line("");
+    if (o_.progress && o_.progress_every <= 0) set_status_line("");
     summary.outputs = written_;
     summary.failed_outputs = failed_jobs_;
     summary.failed_inputs = failed_inputs_.size();
@@ -546,6 +569,19 @@ class Stream {
   std::set<std::string> warned_;
 };
 
+// The plan of a dry run: on which device the images go, and on which backend each stage runs.
+void list_plan(const Pipeline& pipeline, const DeviceSet& devices, const RunOptions& o, std::ostream& out) {
+  out << "plan: " << pipeline.source() << " on " << devices.names()
+      << (devices.size() > 1 ? " (the images shared between them)" : "") << "\n";
+  std::function<void(const Node&)> visit = [&](const Node& n) {
+    if (n.kind == Node::Kind::Stage)
+      out << "  " << n.pointer << " " << n.name << ": " << (n.spec->cuda ? devices.names() : std::string("cpu")) << "\n";
+    for (const Node& c : n.children) visit(c);
+  };
+  visit(pipeline.root());
+  if (o.device_jpeg) out << "  JPEG decoding and encoding: entropy coding on the CPU, the rest on " << devices.names() << "\n";
+}
+
 }  // namespace
 
 RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
@@ -572,23 +608,7 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   if (o.masks) masks.emplace(*o.masks, o.mask_suffix);
   check_label_outputs(jobs, o, format.get());
 
-  if (o.dry_run) {
-    for (const auto& job : jobs) {
-      const bool exists = o.resume && fs::exists(o.output / job.out_rel);
-      if (!o.listing) continue;
-      *o.listing << inputs[job.input].rel << " -> " << (o.output / job.out_rel).string()
-                 << (exists ? "  (exists, kept)" : "") << "\n";
-      if (format) {
-        const fs::path lp = format->output_path(o.output, job.out_rel);
-        *o.listing << "  labels -> " << (lp.empty() ? (o.output / fs::path(o.labels.substr(5)).filename()).string() : lp.string()) << "\n";
-      }
-      if (masks) *o.listing << "  mask -> " << mask_output(o, job.out_rel).string() << "\n";
-    }
-    summary.device = "none (dry run)";
-    summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return summary;
-  }
-
+  // The devices, opened as the run opens them: a dry run fails where the run would.
   const std::vector<DeviceSpec> device_specs = expand_devices(o.devices);
   int workers = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (workers < static_cast<int>(device_specs.size())) {
@@ -603,6 +623,23 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
         throw UsageError("--device-jpeg needs a GPU device (--device cuda:N or cuda-emulated); on the CPU, JPEG files "
                          "are decoded and encoded on the CPU anyway");
   summary.device = devices.names();
+
+  if (o.dry_run) {
+    if (o.listing) list_plan(pipeline, devices, o, *o.listing);
+    for (const auto& job : jobs) {
+      const bool exists = o.resume && fs::exists(o.output / job.out_rel);
+      if (!o.listing) continue;
+      *o.listing << inputs[job.input].rel << " -> " << (o.output / job.out_rel).string()
+                 << (exists ? "  (exists, kept)" : "") << "\n";
+      if (format) {
+        const fs::path lp = format->output_path(o.output, job.out_rel);
+        *o.listing << "  labels -> " << (lp.empty() ? (o.output / fs::path(o.labels.substr(5)).filename()).string() : lp.string()) << "\n";
+      }
+      if (masks) *o.listing << "  mask -> " << mask_output(o, job.out_rel).string() << "\n";
+    }
+    summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return summary;
+  }
 
   std::error_code ec;
   fs::create_directories(o.output, ec);
@@ -633,6 +670,11 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
                 masks ? &*masks : nullptr);
   stream.run(summary);
   if (format) format->finish(o.output);
+  // Run-wide label records (COCO's fragments) are kept for a --resume while the run is incomplete,
+  // and for the other shards of a job writing into the same folder.
+  if (format && o.shard_count == 1 && !summary.interrupted && !summary.stopped_early && summary.failed_outputs == 0 &&
+      summary.device_failure.empty())
+    fs::remove_all(o.output / ".augment-labels", ec);
   for (const DeviceUse& d : summary.devices) summary.device_busy_seconds += d.busy_seconds;
   if (manifest) manifest->finish();
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -44,8 +44,9 @@ struct RunOptions {
   std::string labels;                          // --labels yolo | voc | coco=FILE; empty: none
   std::optional<std::filesystem::path> masks;  // --masks DIR: a label map per image
   std::string mask_suffix = ".png";            // --mask-suffix: what replaces an image's extension
-  std::optional<std::filesystem::path> masks_output;  // --masks-output; default OUTPUT/masks
-  bool progress = false;              // draw a progress line on stderr
+  std::optional<std::filesystem::path> masks_output;  // --masks-output; default beside OUTPUT (docs/labels.md)
+  bool progress = false;              // draw a progress line on stderr (a terminal: redrawn in place)
+  double progress_every = 0;          // > 0: instead, a plain line every so many seconds (logs, CI)
   std::ostream* listing = nullptr;    // where --dry-run lists the outputs
 };
 

@@ -177,8 +177,9 @@ TEST(LabelsCli, PaletteMasksKeepTheirPaletteAndAgreeAcrossDevices) {
                             "--device", device});
     ASSERT_EQ(r.code, 0) << r.err;
   }
-  const fs::path cpu = dir / "cpu/masks/cup_mask.png";
-  EXPECT_EQ(testing::read_bytes(cpu), testing::read_bytes(dir / "cuda-emulated/masks/cup_mask.png"));
+  // Beside each output folder, as labels are: OUT_masks (OUT named images: masks).
+  const fs::path cpu = dir / "cpu_masks/cup_mask.png";
+  EXPECT_EQ(testing::read_bytes(cpu), testing::read_bytes(dir / "cuda-emulated_masks/cup_mask.png"));
   const labels::Mask out = labels::read_mask(cpu);
   ASSERT_TRUE(out.palette);
   ASSERT_EQ(out.palette->colors.size(), 256u);  // grown to hold the fill, 255 in VOC's void colour
@@ -197,12 +198,14 @@ TEST(LabelsCli, PaletteMasksKeepTheirPaletteAndAgreeAcrossDevices) {
                            {"AUGMENT_EMULATED_GPUS=2"});
     ASSERT_EQ(r.code, 0) << r.err;
   }
-  const auto files = testing::list_files(dir / "copies/cpu");
-  EXPECT_EQ(files.size(), 8u);
-  EXPECT_EQ(testing::list_files(dir / "copies/cuda-emulated:0,cuda-emulated:1"), files);
-  for (const auto& f : files)
-    EXPECT_EQ(testing::read_bytes(dir / "copies/cpu" / f), testing::read_bytes(dir / "copies/cuda-emulated:0,cuda-emulated:1" / f))
-        << f;
+  for (const char* folder : {"", "_masks"}) {
+    const std::string cpu_out = std::string("copies/cpu") + folder,
+                      gpus_out = std::string("copies/cuda-emulated:0,cuda-emulated:1") + folder;
+    const auto files = testing::list_files(dir / cpu_out);
+    EXPECT_EQ(files.size(), 4u);
+    EXPECT_EQ(testing::list_files(dir / gpus_out), files);
+    for (const auto& f : files) EXPECT_EQ(testing::read_bytes(dir / cpu_out / f), testing::read_bytes(dir / gpus_out / f)) << f;
+  }
 }
 
 }  // namespace

@@ -314,7 +314,7 @@ TEST(Run, NonEmptyOutputNeedsOverwriteOrResume) {
   std::filesystem::remove(dir / "out" / "camera.png");
   const auto resumed = run_cli(run_args(kSamples, (dir / "out").string(), {"--resume"}));
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE(resumed.out.find("1 outputs written, 5 already complete"), std::string::npos) << resumed.out;
+  EXPECT_NE(resumed.out.find("1 output written, 5 already complete"), std::string::npos) << resumed.out;
   EXPECT_EQ(read_bytes(dir / "out" / "rocket.jpg").size(), 4u);
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "camera.png"));
 

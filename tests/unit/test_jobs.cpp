@@ -70,7 +70,11 @@ TEST(AtomicWrite, WritesCompleteFilesAndLeavesNoTemporaries) {
   write_file_atomic(dir / "out.bin", b.data(), b.size());  // replacing
   EXPECT_EQ(testing::read_bytes(dir / "out.bin"), b);
   EXPECT_EQ(testing::list_files(dir.path()), std::vector<std::string>{"out.bin"});
-  EXPECT_THROW(write_file_atomic(dir / "missing" / "x.bin", b.data(), b.size()), InputError);
+  // Missing folders are made; a place below a file cannot be.
+  write_file_atomic(dir / "missing" / "deeper" / "x.bin", b.data(), b.size());
+  EXPECT_EQ(testing::read_bytes(dir / "missing" / "deeper" / "x.bin"), b);
+  fs::remove_all(dir / "missing");
+  EXPECT_THROW(write_file_atomic(dir / "out.bin" / "x.bin", b.data(), b.size()), InputError);
   testing::write_bytes(dir / "sub" / (std::string(kTempPrefix) + "12-3-x.jpg"), {1});
   EXPECT_EQ(remove_stale_temps(dir.path()), 1u);
 }

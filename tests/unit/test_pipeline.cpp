@@ -80,7 +80,7 @@ TEST(PipelineLoad, OutOfRangeNamesPointerStageParameterAndRange) {
             "p.json:/stages/0/sigma: gaussian_blur: \"sigma\" = 80 is outside (0, 50]");
   EXPECT_EQ(error_of(stages(R"({"stage": "flip", "p": 1.5})")), "p.json:/stages/0/p: flip: \"p\" = 1.5 is outside [0, 1]");
   EXPECT_EQ(error_of(stages(R"({"stage": "crop", "size": [0, 10]})")),
-            "p.json:/stages/0/size: crop: \"size\" = 0 is outside each in [1, 65535]");
+            "p.json:/stages/0/size: crop: \"size\" = 0 is outside [1, 65535]");
 }
 
 TEST(PipelineLoad, WrongTypesSayWhatIsExpected) {
@@ -131,7 +131,8 @@ TEST(PipelineLoad, TopLevel) {
             "p.json:/seed: \"seed\" must be a non-negative integer (got -3)");
   EXPECT_EQ(error_of(R"({"version": 1, "stage": []})"),
             "p.json:/stage: unknown key \"stage\" (did you mean \"stages\"?); a pipeline has \"version\", \"seed\", "
-            "\"stages\", \"description\", \"labels\" and \"decode\"");
+            "\"stages\", \"description\", \"labels\" and \"decode\"\n"
+            "p.json: missing \"stages\": [...]");
   EXPECT_EQ(error_of(R"([1, 2])"), "p.json: a pipeline is a JSON object: {\"version\": 1, \"stages\": [...]}");
   EXPECT_EQ(error_of(stages(R"(["flip"])")),
             "p.json:/stages/0: a stage is an object with a \"stage\" key, e.g. {\"stage\": \"flip\"}");

@@ -11,8 +11,9 @@ namespace aug {
 namespace {
 
 const Param<NumberParam> kAngle{{.name = "angle",
-                                 .doc = "rotation in degrees, positive clockwise (torchvision's affine); [lo, hi] "
-                                        "draws one per image (uniform); torchvision's degrees=d is [-d, d]",
+                                 .doc = "rotation in degrees, positive clockwise on screen (torchvision's affine; "
+                                        "rotate's angle turns the other way); [lo, hi] draws one per image (uniform); "
+                                        "torchvision's degrees=d is [-d, d]",
                                  .default_value = 0.0,
                                  .random = true,
                                  .min = Bound{-360},

@@ -12,8 +12,9 @@ namespace aug {
 namespace {
 
 const Param<NumberParam> kAngle{{.name = "angle",
-                                 .doc = "rotation in degrees, positive counter-clockwise; [lo, hi] draws one per "
-                                        "image (uniform); torchvision's degrees=d is [-d, d]",
+                                 .doc = "rotation in degrees, positive counter-clockwise on screen (torchvision's "
+                                        "rotate; affine's angle turns the other way); [lo, hi] draws one per image "
+                                        "(uniform); torchvision's degrees=d is [-d, d]",
                                  .random = true,
                                  .min = Bound{-360},
                                  .max = Bound{360}}};
