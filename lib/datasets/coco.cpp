@@ -370,6 +370,13 @@ class CocoFormat final : public Format {
       if (!a.is_object() || !a.contains("image_id")) continue;
       by_image_[a["image_id"].dump()].push_back(i);
     }
+    // The category names, for what shows an object (preview); ids with no name stay unnamed.
+    if (doc_.contains("categories") && doc_["categories"].is_array())
+      for (const json& c : doc_["categories"]) {
+        std::int64_t id = 0;
+        if (!c.is_object() || !c.contains("id") || !get_integer(c["id"], id)) continue;
+        if (c.contains("name") && c["name"].is_string()) category_names_.emplace(id, c["name"].get<std::string>());
+      }
   }
 
   std::string name() const override { return "coco"; }
@@ -394,6 +401,8 @@ class CocoFormat final : public Format {
       const json& ann = anns[i];
       try {
         labels.objects.push_back(read_annotation(ann, labels.width, labels.height));
+        const auto name = category_names_.find(labels.objects.back().category);
+        if (name != category_names_.end()) labels.objects.back().name = name->second;
       } catch (const BadAnnotation& e) {
         throw InputError(file_.string() + ": image " + file_name + ": annotation " +
                          id_text(ann.contains("id") ? ann["id"] : json()) + ": " + e.what);
@@ -509,6 +518,7 @@ class CocoFormat final : public Format {
   std::unordered_map<std::string, std::size_t> by_name_;
   std::unordered_map<std::string, std::ptrdiff_t> by_base_;  // -1: more than one image has this name
   std::unordered_map<std::string, std::vector<std::size_t>> by_image_;  // image id (as JSON text) -> annotations
+  std::unordered_map<std::int64_t, std::string> category_names_;       // category id -> name
 };
 
 }  // namespace

@@ -55,7 +55,7 @@ inline double polygon_area(const Polygon& p) {
 
 struct Object {
   int category = 0;                    // YOLO class, COCO category_id; VOC: index of `name` in the run's names
-  std::string name;                    // VOC's <name>
+  std::string name;                    // VOC's <name>; COCO: the category's name (shown, not written)
   std::optional<Box> box;              // every format has one (YOLO segments and COCO without bbox: derived)
   std::vector<Polygon> polygons;       // YOLO segment rows (one), COCO polygons (one or more)
   std::optional<BinaryMask> mask;      // COCO RLE (iscrowd 1 or RLE segmentation)

@@ -142,9 +142,27 @@ std::array<int, 3> category_colour(int category) {
   return k[static_cast<std::size_t>(std::abs(category)) % 8];
 }
 
+// Black or white, whichever reads better on a category's colour.
+bool dark_text_on(const std::array<int, 3>& c) { return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 150; }
+
+std::string css_colour(const std::array<int, 3>& c) {
+  return "rgb(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
+}
+
+// What a drawn object is called: its class name where the format has one (VOC, COCO), else its id.
+std::string class_text(const labels::Object& obj) { return obj.name.empty() ? std::to_string(obj.category) : obj.name; }
+
+// A tile's object count: those its labels keep and, when the label rules dropped any, how many.
+std::string objects_text(std::size_t kept, std::size_t dropped) {
+  std::string s = std::to_string(kept) + (kept == 1 ? " object" : " objects");
+  if (dropped) s += ", " + std::to_string(dropped) + " dropped";
+  return s;
+}
+
 struct Tile {
   std::string title;                     // "original" or "copy k"
   std::vector<std::string> lines;        // the stages that fired
+  std::string objects;                   // with labels: objects_text
   Image image;                           // as run produces it
   std::vector<std::uint8_t> bytes;       // as run writes it (HTML)
   std::string mime;
@@ -163,8 +181,7 @@ std::string svg_labels(const labels::ImageLabels& l, int w, int h) {
   std::ostringstream o;
   o << "<svg viewBox=\"0 0 " << w << " " << h << "\" preserveAspectRatio=\"none\">";
   for (const auto& obj : l.objects) {
-    const auto c = category_colour(obj.category);
-    const std::string colour = "rgb(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
+    const std::string colour = css_colour(category_colour(obj.category));
     for (const auto& poly : obj.polygons) {
       o << "<polygon fill=\"" << colour << "\" fill-opacity=\"0.25\" stroke=\"" << colour << "\" points=\"";
       for (const auto& p : poly) o << p.x << "," << p.y << " ";
@@ -180,6 +197,20 @@ std::string svg_labels(const labels::ImageLabels& l, int w, int h) {
   return o.str();
 }
 
+// A class tag at each box's top-left corner, as HTML over the tile so that its text keeps a readable
+// size whatever the image's (SVG text would scale with the tile).
+std::string html_tags(const labels::ImageLabels& l, int w, int h) {
+  std::ostringstream o;
+  for (const auto& obj : l.objects) {
+    if (!obj.box) continue;
+    const auto c = category_colour(obj.category);
+    o << "<span class=\"tag\" style=\"left:" << std::clamp(100 * obj.box->x0 / w, 0.0, 100.0)
+      << "%;top:" << std::clamp(100 * obj.box->y0 / h, 0.0, 100.0) << "%;background:" << css_colour(c)
+      << (dark_text_on(c) ? ";color:#000" : ";color:#fff") << "\">" << html_escape(class_text(obj)) << "</span>";
+  }
+  return o.str();
+}
+
 std::string html_sheet(const std::vector<Row>& rows, const PreviewOptions& o, const std::string& pipeline_name,
                        std::uint64_t seed, const std::string& device) {
   std::ostringstream h;
@@ -192,7 +223,9 @@ std::string html_sheet(const std::vector<Row>& rows, const PreviewOptions& o, co
        "figure{margin:0;width:220px;background:#fff;border:1px solid #ddd;border-radius:4px;padding:6px}\n"
        ".pic{position:relative} .pic img{width:100%;height:auto;display:block}\n"
        ".pic svg,.pic .mask{position:absolute;left:0;top:0;width:100%;height:100%}\n"
-       ".pic svg{stroke-width:0.6%;vector-effect:non-scaling-stroke}\n"
+       ".pic svg{stroke-width:0.6%;vector-effect:non-scaling-stroke} .pic{overflow:hidden}\n"
+       ".tag{position:absolute;font:600 10px/1.2 system-ui,sans-serif;padding:0 2px;white-space:nowrap}\n"
+       ".objects{font-weight:600}\n"
        "figcaption{font-size:11px;line-height:1.35;margin-top:4px;word-break:break-word}\n"
        "figcaption b{display:block;font-size:12px} .none{color:#999}\n"
        "</style></head><body>\n";
@@ -209,8 +242,9 @@ std::string html_sheet(const std::vector<Row>& rows, const PreviewOptions& o, co
         const Encoded m = encode_image(mask_overlay(*t.mask), Format::Png, {});
         h << "<img class=\"mask\" alt=\"mask\" src=\"data:image/png;base64," << base64(m.bytes) << "\">";
       }
-      if (t.labels) h << svg_labels(*t.labels, w, hh);
+      if (t.labels) h << svg_labels(*t.labels, w, hh) << html_tags(*t.labels, w, hh);
       h << "</div><figcaption><b>" << html_escape(t.title) << " · " << w << "x" << hh << "</b>";
+      if (!t.objects.empty()) h << "<div class=\"objects\">" << t.objects << "</div>";
       if (t.lines.empty()) h << "<span class=\"none\">" << (t.title == "original" ? "input" : "no stage fired") << "</span>";
       for (const auto& l : t.lines) h << html_escape(l) << "<br>";
       h << "</figcaption></figure>\n";
@@ -252,7 +286,7 @@ Image png_sheet(const std::vector<Row>& rows) {
   std::vector<int> caption(rows.size(), 0);
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (const Tile& t : rows[i].tiles) {
-      int n = 1;
+      int n = t.objects.empty() ? 1 : 2;
       for (const auto& l : t.lines) n += static_cast<int>(wrap(l, kChars).size());
       caption[i] = std::max(caption[i], n * kLine + 4);
     }
@@ -301,11 +335,27 @@ Image png_sheet(const std::vector<Row>& rows) {
           for (const auto& k : obj.keypoints)
             if (k.v > 0) cv::circle(small, cv::Point(static_cast<int>(k.x * s), static_cast<int>(k.y * s)), 2, colour, -1);
         }
+      if (t.labels)  // the class tags after every box, so that no box crosses a tag
+        for (const auto& obj : t.labels->objects) {
+          if (!obj.box) continue;
+          const auto c = category_colour(obj.category);
+          const std::string name = class_text(obj);
+          int base = 0;
+          const cv::Size size = cv::getTextSize(name, cv::FONT_HERSHEY_SIMPLEX, font, 1, &base);
+          const int w = size.width + 2, h = size.height + base + 2;
+          const int tx = std::clamp(static_cast<int>(obj.box->x0 * s), 0, std::max(0, small.cols - w));
+          const int ty = std::clamp(static_cast<int>(obj.box->y0 * s), 0, std::max(0, small.rows - h));
+          cv::rectangle(small, cv::Rect(tx, ty, w, h), cv::Scalar(c[0], c[1], c[2]), cv::FILLED);
+          const int ink = dark_text_on(c) ? 0 : 255;
+          cv::putText(small, name, cv::Point(tx + 1, ty + 1 + size.height), cv::FONT_HERSHEY_SIMPLEX, font,
+                      cv::Scalar(ink, ink, ink), 1, cv::LINE_AA);
+        }
       cv::cvtColor(small, small, cv::COLOR_RGB2BGR);
       small.copyTo(sheet(cv::Rect(x, y, small.cols, small.rows)));
       int ty = y + kTile + kLine;
       text(t.title + "  " + std::to_string(t.image.width()) + "x" + std::to_string(t.image.height()), x, ty,
            cv::Scalar(0, 0, 0));
+      if (!t.objects.empty()) text(t.objects, x, ty += kLine, cv::Scalar(0, 0, 0));
       for (const auto& l : t.lines)
         for (const auto& part : wrap(l, kChars)) text(part, x, ty += kLine, cv::Scalar(70, 70, 70));
       x += kTile + kPad;
@@ -373,7 +423,8 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
     const std::string mime = f == Format::Jpeg ? "image/jpeg" : f == Format::Webp ? "image/webp" : "image/png";
 
     Row row{in.rel, {}};
-    Tile original{"original", {}, image, bytes, mime, input_labels, {}};
+    Tile original{"original", {}, {}, image, bytes, mime, input_labels, {}};
+    if (input_labels) original.objects = objects_text(input_labels->objects.size(), 0);
     if (input_mask) original.mask = input_mask->image;
     if (html && (f != format_for_extension(in.path.extension().string()))) original.bytes = encode_image(image, f, {o.quality}).bytes;
     row.tiles.push_back(std::move(original));
@@ -387,13 +438,14 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
     }  // (run's region decode changes no output: the copies here start from the whole image)
     for (std::uint32_t copy = 0; copy < o.variants; ++copy) {
       const Plan plan = pipeline.plan(seed, in.rel, copy, source.shape());
-      Tile t{"copy " + std::to_string(copy), {}, backend->run(plan, source, 0), {}, mime, {}, {}};
+      Tile t{"copy " + std::to_string(copy), {}, {}, backend->run(plan, source, 0), {}, mime, {}, {}};
       for (const json& e : plan.record)
         if (fired(e)) t.lines.push_back(caption_line(e));
       if (html) t.bytes = encode_image(t.image, f, EncodeOptions{o.quality}).bytes;
       if (input_labels) {
         t.labels = *input_labels;
-        labels::move_plan_labels(plan, *t.labels, rules, *backend, 0);
+        const labels::LabelCounts n = labels::move_plan_labels(plan, *t.labels, rules, *backend, 0);
+        t.objects = objects_text(n.kept, n.dropped());
       }
       if (input_mask) t.mask = labels::move_mask(plan, input_mask->image, rules.mask_fill, *backend, 0);
       row.tiles.push_back(std::move(t));

@@ -2,7 +2,9 @@
 // input is shown next to N augmented variants; variant k is copy k of `augment run` with the same
 // seed (the same plan, the same pixels, and in the HTML sheet the very bytes run writes for a JPEG,
 // PNG or WebP input), captioned with the stages that fired and their resolved parameters.
-// Labels (--labels) are drawn over the tiles and masks (--masks) laid over them, never into them.
+// Labels (--labels) are drawn over the tiles and masks (--masks) laid over them, never into them;
+// each box is tagged with its class (the format's name, else its id) and each tile's caption counts
+// the objects kept and those the label rules dropped.
 //   .html  one self-contained page (the tiles embedded; boxes, polygons and keypoints as SVG)
 //   .png   one image (tiles scaled to a common height, captions and labels drawn with OpenCV)
 #pragma once

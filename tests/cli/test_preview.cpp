@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include "tests/support/testing.hpp"
@@ -113,6 +114,66 @@ TEST(Preview, LabelsAreDrawnOverTheTilesNotIntoThem) {
   const auto t = tiles(html);
   ASSERT_EQ(t.size(), 3u);
   EXPECT_EQ(t[0].second, testing::read_text(dir / "ds/images/a.png"));  // the pixels are not drawn on
+}
+
+// How often `s` occurs in `text`.
+std::size_t count(const std::string& text, const std::string& s) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1)) ++n;
+  return n;
+}
+
+// Each box is tagged with its class: VOC's <name>, COCO's category name, YOLO's id.
+TEST(Preview, BoxesAreTaggedWithTheirClass) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "ds/JPEGImages");
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/JPEGImages/a.png");
+  testing::write_text(dir / "ds/Annotations/a.xml",
+                      "<annotation><size><width>512</width><height>512</height><depth>1</depth></size>"
+                      "<object><name>tripod</name><bndbox><xmin>201</xmin><ymin>201</ymin><xmax>300</xmax>"
+                      "<ymax>300</ymax></bndbox></object></annotation>\n");
+  testing::write_text(dir / "ds/JPEGImages/a.txt", "7 0.5 0.5 0.2 0.2\n");  // no images/ folder: beside it
+  const nlohmann::json coco = {
+      {"categories", {{{"id", 3}, {"name", "photographer"}}, {{"id", 4}, {"name", "coat"}}}},
+      {"images", {{{"id", 1}, {"file_name", "a.png"}, {"width", 512}, {"height", 512}}}},
+      {"annotations", {{{"id", 1}, {"image_id", 1}, {"category_id", 3}, {"bbox", {100, 50, 200, 300}}},
+                       {{"id", 2}, {"image_id", 1}, {"category_id", 9}, {"bbox", {10, 10, 20, 20}}}}}};
+  testing::write_text(dir / "ann.json", coco.dump());
+  testing::write_text(dir / "p.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  const auto sheet = [&](const std::string& labels) {
+    const auto r = run_cli({"preview", "-c", (dir / "p.json").string(), "-i", (dir / "ds/JPEGImages").string(), "-o",
+                            (dir / "s.html").string(), "--variants", "2", "--labels", labels});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return testing::read_text(dir / "s.html");
+  };
+  EXPECT_EQ(count(sheet("voc"), ">tripod</span>"), 3u);  // the original and 2 copies
+  const std::string c = sheet("coco=" + (dir / "ann.json").string());
+  EXPECT_EQ(count(c, ">photographer</span>"), 3u);
+  EXPECT_EQ(count(c, ">9</span>"), 3u);  // no category 9: its id
+  EXPECT_EQ(count(c, ">coat</span>"), 0u);
+  EXPECT_EQ(count(sheet("yolo"), ">7</span>"), 3u);
+}
+
+// Each tile's caption counts the objects its labels keep and those the label rules dropped.
+TEST(Preview, CaptionsCountTheObjectsKeptAndDropped) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "ds/images");
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/images/a.png");
+  // Three objects in the middle, two in a corner that a centre crop cuts away.
+  testing::write_text(dir / "ds/labels/a.txt",
+                      "0 0.5 0.5 0.2 0.2\n1 0.45 0.45 0.1 0.1\n2 0.55 0.55 0.1 0.1\n3 0.05 0.05 0.05 0.05\n"
+                      "3 0.95 0.95 0.05 0.05\n");
+  testing::write_text(dir / "p.json", R"({"version": 1, "stages": [{"stage": "crop", "size": [256, 256]}]})");
+  for (const char* out : {"s.html", "s.png"}) {
+    const auto r = run_cli({"preview", "-c", (dir / "p.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                            (dir / out).string(), "--variants", "2", "--labels", "yolo"});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const std::string html = testing::read_text(dir / "s.html");
+  EXPECT_EQ(count(html, ">5 objects</div>"), 1u);  // the original
+  EXPECT_EQ(count(html, ">3 objects, 2 dropped</div>"), 2u);
+  EXPECT_EQ(count(html, ">3</span>"), 2u);  // the dropped objects' class, on the original only
+  EXPECT_FALSE(cv::imread((dir / "s.png").string()).empty());
 }
 
 TEST(Preview, PngSheetAndRefusals) {

@@ -120,6 +120,50 @@ TEST(VerifyCli, TypesAreComparedAndShownWithHeatMaps) {
   EXPECT_NE(html.str().find("amplified"), std::string::npos);
 }
 
+// The page's text without its tags, as a reader sees it.
+std::string page_text(const std::string& html) {
+  std::string text;
+  bool tag = false;
+  for (char c : html) {
+    if (c == '<') tag = true;
+    else if (c == '>') tag = false;
+    else if (!tag) text += c;
+  }
+  return text;
+}
+
+// The HTML page leads with the verdict and what was compared, gives each comparison's PSNR, and keeps
+// the comparisons between sample types after the devices', as information.
+TEST(VerifyCli, HtmlLeadsWithTheVerdictAndSetsTypeComparisonsApart) {
+  testing::TempDir dir;
+  const std::string p1 = (testing::source_dir() / "configs/bench-p1.json").string();
+  const auto r = run_cli({"verify-devices", "-c", p1, "--dtypes", "u8,f32", "--images", "2", "--html",
+                          (dir / "v.html").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = testing::read_text(dir / "v.html");
+  const std::string text = page_text(html);
+  const std::size_t verdict = text.find("PASS"), devices = text.find("Devices, stage by stage"),
+                    info = text.find("Information (does not decide the verdict)");
+  ASSERT_NE(verdict, std::string::npos) << text;
+  ASSERT_NE(devices, std::string::npos) << text;
+  ASSERT_NE(info, std::string::npos) << text;
+  EXPECT_LT(verdict, devices);
+  EXPECT_LT(devices, info);
+  EXPECT_EQ(text.find("FAIL"), std::string::npos);
+  EXPECT_NE(text.find("Compared cpu, "), std::string::npos) << text;
+  EXPECT_NE(text.find(" on 2 images as u8, f32 through 3 stages (resize, gaussian_blur, channel_gain)"),
+            std::string::npos) << text;
+  // The device table has a PSNR column; the type comparisons, and their "differs", come after it only.
+  const std::size_t psnr = text.find("PSNR", devices);
+  ASSERT_LT(psnr, info);
+  const std::string rows = text.substr(psnr, info - psnr);
+  EXPECT_TRUE(rows.find("inf") != std::string::npos || rows.find(" dB") != std::string::npos) << rows;
+  EXPECT_GT(text.find("u8 vs f32"), info);
+  EXPECT_GT(text.find("differs"), info);
+  EXPECT_GT(text.find("amplified"), info);
+  EXPECT_EQ(html.find("class=\"ok\">differs"), std::string::npos);  // information is not shown as a pass
+}
+
 TEST(VerifyCli, UsageAndDeviceErrorsExitOne) {
   const bool gpu = !gpu::inventory().devices.empty();
   if (!gpu) {

@@ -147,7 +147,16 @@ TEST(Verify, FindsAnInjectedOneValueDifferenceExactly) {
   EXPECT_EQ(worst["x"], 17);
   EXPECT_EQ(worst["y"], 9);
   EXPECT_EQ(worst["channel"], 1);
-  EXPECT_NE(verify_html(r).find("<img"), std::string::npos);
+  // The page leads with the verdict and the first comparison over its tolerance.
+  const std::string html = verify_html(r);
+  EXPECT_NE(html.find("<img"), std::string::npos);
+  const std::size_t fail = html.find(">FAIL<small>2 of 4 device comparisons exceed their stage's tolerance");
+  EXPECT_NE(fail, std::string::npos);
+  EXPECT_LT(fail, html.find("Devices, stage by stage"));
+  EXPECT_EQ(html.find("PASS"), std::string::npos);
+  EXPECT_NE(html.find("chelsea.png (u8), /stages/1 gaussian_blur, cpu vs faulty: max difference 1 over tolerance 0, "
+                      "at x 17 y 9 channel 1"),
+            std::string::npos);
 }
 
 // Stages that their `p` skips: nothing to compare for them, the image goes on unchanged, and
