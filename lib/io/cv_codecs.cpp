@@ -7,6 +7,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 namespace aug::cvcodecs {
 
 namespace {
@@ -21,14 +23,20 @@ struct Plugin {
 };
 
 // Where the plugin may be: $AUGMENT_CVCODECS alone when set; otherwise next to the running
-// program, in the build tree it was built in, then the loader's own search (LD_LIBRARY_PATH: a
-// packed copy).
+// program, where the install puts it relative to the program (AUGMENT_CVCODECS_RELATIVE, from
+// lib/CMakeLists.txt), in the build tree it was built in, then the loader's own search
+// (LD_LIBRARY_PATH: a packed copy).
 std::vector<std::string> candidates() {
   if (const char* env = std::getenv("AUGMENT_CVCODECS"); env && *env) return {env};
   std::vector<std::string> out;
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) out.push_back((self.parent_path() / kName).string());
+  if (!ec) {
+    out.push_back((self.parent_path() / kName).string());
+#ifdef AUGMENT_CVCODECS_RELATIVE
+    out.push_back((self.parent_path() / AUGMENT_CVCODECS_RELATIVE / kName).lexically_normal().string());
+#endif
+  }
 #ifdef AUGMENT_CVCODECS_PATH
   out.push_back(AUGMENT_CVCODECS_PATH);
 #endif
@@ -53,6 +61,7 @@ Plugin open_plugin() {
     p.decode = reinterpret_cast<decltype(p.decode)>(dlsym(handle, "augment_cvcodecs_decode"));
     p.encode = reinterpret_cast<decltype(p.encode)>(dlsym(handle, "augment_cvcodecs_encode"));
     if (p.prepare && p.decode && p.encode) {
+      spdlog::debug("OpenCV codecs: {}", path);
       p.prepare();
       return p;
     }

@@ -2,8 +2,9 @@
 // plugin, libaugment_cvcodecs.so (lib/io/cv_codecs_plugin.cpp). Linking libopencv_imgcodecs into
 // augment itself would load its hundred-odd libraries (GDAL, DICOM, HEIF, codecs) at every start,
 // about 80 ms, which is most of a short run; JPEG input and output never need them. It is looked
-// for at $AUGMENT_CVCODECS when set, else next to the program, in the build tree, then on the
-// loader's path.
+// for at $AUGMENT_CVCODECS when set, else next to the program, where `cmake --install` puts it
+// relative to the program (LIBDIR/augment beside BINDIR: ../lib/augment/ with the default
+// directories), in the build tree, then on the loader's path. The debug log names the one loaded.
 #pragma once
 
 #include <cstddef>
