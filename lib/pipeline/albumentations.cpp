@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lib/core/error.hpp"
+#include "lib/pipeline/compositions.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "lib/pipeline/yaml.hpp"
 
@@ -59,6 +60,12 @@ const std::vector<Missing>& not_available() {
       {"Lambda", nullptr, "arbitrary Python code"},
   };
   return m;
+}
+
+// ReplayCompose is a Compose that records its draws (for replaying them on another image): augment
+// records every image's parameters in the manifest, so it is a Compose here.
+bool is_composition(const std::string& name) {
+  return name == "Compose" || name == "ReplayCompose" || name == "Sequential" || name == "OneOf" || name == "SomeOf";
 }
 
 bool has(const json& t, const char* key) { return t.contains(key) && !t.at(key).is_null(); }
@@ -128,7 +135,7 @@ class Importer {
     if (c.has("p")) p = c.number("p", 0.5);
     if (c.has("always_apply") && t.at("always_apply").is_boolean() && t.at("always_apply").get<bool>()) p = 1.0;
     ojson s;
-    if (name == "Compose" || name == "Sequential" || name == "OneOf" || name == "SomeOf") {
+    if (is_composition(name)) {
       s = ojson{{"stage", name == "OneOf" ? "one_of" : name == "SomeOf" ? "some_of" : "sequence"}};
       ojson weights = ojson::array();
       s["stages"] = list(c.has("transforms") ? t.at("transforms") : json::array(), where + "/transforms",
@@ -161,9 +168,11 @@ class Importer {
       s = r->convert(c);
     }
     // Albumentations' transforms default to p 0.5, compositions to 1.
+    // "p" is written unless it is 1 and so is the stage's own default (coarse_dropout's is 0.5).
     const double prob = p.value_or(s.contains("stages") ? 1.0 : 0.5);
     p = prob;
-    if (prob != 1.0) s["p"] = prob;
+    const StageSpec* spec = find_spec(s.value("stage", std::string()));
+    if (prob != 1.0 || (spec && spec->default_p != 1.0)) s["p"] = prob;
     return s;
   }
 
@@ -183,7 +192,7 @@ Imported import_albumentations(const json& saved, const std::string& source) {
   if (!saved.is_object() || !saved.contains("transform"))
     throw PipelineError(source + ": not a pipeline saved by Albumentations (A.save / to_dict): no \"transform\"");
   const json& top = saved.at("transform");
-  if (!top.is_object() || short_name(top) != "Compose")
+  if (!top.is_object() || (short_name(top) != "Compose" && short_name(top) != "ReplayCompose"))
     throw PipelineError(source + ": transform: the saved pipeline's top is a Compose, not " +
                         (top.is_object() ? short_name(top) : top.dump()));
   Imported out;
@@ -216,6 +225,14 @@ Imported import_albumentations(const json& saved, const std::string& source) {
                           (flag.empty() ? std::string("no label format of that name; see docs/labels.md")
                                         : "pass --labels " + flag + " to augment run"));
     }
+  }
+  if (has(top, "keypoint_params") && top.at("keypoint_params").is_object()) {
+    const json& k = top.at("keypoint_params");
+    const std::string f = k.value("format", std::string("xy"));
+    out.notes.push_back("keypoint_params format \"" + f +
+                        "\": keypoints move with their objects from COCO files (--labels coco=FILE) and YOLO pose "
+                        "rows (--labels yolo with \"kpt_shape\" in the labels block); a keypoint leaving the image "
+                        "keeps its slot with visibility 0 rather than being removed");
   }
   if (imp.mask_fill()) labels["mask_fill"] = *imp.mask_fill() == 255 ? ojson("ignore") : ojson(*imp.mask_fill());
   if (!labels.empty()) p["labels"] = labels;

@@ -10,6 +10,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/pipeline/albumentations.hpp"
+#include "lib/pipeline/pipeline.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug {
@@ -180,6 +181,33 @@ TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
   const auto r = run_cli({"import", "albumentations", (dir / "big.json").string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("big.json (imported):/stages/0/angle: rotate:"), std::string::npos) << r.err;
+}
+
+// What pipelines written for Albumentations 1.x use: ReplayCompose (at the top and inside), the
+// removed transforms (Flip, Cutout, IAAAdditiveGaussianNoise, JpegCompression) and keypoint_params.
+TEST(ImportAlbumentations, OldPipelinesImport) {
+  const json saved = json::parse(R"({"__version__": "1.1.0", "transform": {
+    "__class_fullname__": "albumentations.core.composition.ReplayCompose", "p": 1.0,
+    "keypoint_params": {"format": "xy", "remove_invisible": true},
+    "transforms": [
+      {"__class_fullname__": "Flip", "p": 0.5},
+      {"__class_fullname__": "ReplayCompose", "transforms": [
+        {"__class_fullname__": "Cutout", "num_holes": 2, "max_h_size": 4, "max_w_size": 4, "p": 0.5},
+        {"__class_fullname__": "IAAAdditiveGaussianNoise", "p": 0.2}]},
+      {"__class_fullname__": "JpegCompression", "quality_lower": 80, "quality_upper": 95}]}})");
+  const Imported imp = import_albumentations(saved, "old.json");
+  const auto& st = imp.pipeline["stages"];
+  ASSERT_EQ(st.size(), 3u) << imp.pipeline.dump();
+  EXPECT_EQ(st[0]["stage"], "flip");
+  EXPECT_EQ(st[1]["stage"], "sequence");
+  EXPECT_FALSE(st[1].contains("p"));  // a composition runs surely unless it says otherwise
+  EXPECT_EQ(st[1]["stages"][0]["stage"], "coarse_dropout");
+  EXPECT_EQ(st[1]["stages"][1]["stage"], "gaussian_noise");
+  EXPECT_EQ(st[2]["stage"], "jpeg");
+  bool keypoints_noted = false;
+  for (const std::string& n : imp.notes) keypoints_noted |= n.find("keypoint_params format \"xy\"") != std::string::npos;
+  EXPECT_TRUE(keypoints_noted);
+  EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "old.json"));
 }
 
 }  // namespace

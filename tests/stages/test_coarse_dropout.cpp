@@ -14,6 +14,7 @@
 
 #include "lib/core/rng.hpp"
 #include "tests/stages/noise_support.hpp"
+#include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
 namespace aug {
@@ -108,6 +109,35 @@ TEST(CoarseDropout, ConstantFillsEqualTheKernels) {
   expect_parity(
       R"({"stage": "coarse_dropout", "p": 1, "num_holes": [8, 16], "hole_height": [2, 9], "hole_width": [2, 9]})",
       {DType::U8, DType::U16, DType::F32}, {1, 3, 4}, 4);
+}
+
+TEST(CoarseDropout, ImportsCutoutWithItsOldParameters) {
+  auto import_one = [](const std::string& transform) {
+    const nlohmann::json saved = nlohmann::json::parse(
+        R"({"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "transforms": [)" + transform + "]}}");
+    return import_albumentations(saved, "a.json");
+  };
+  const Imported imp = import_one(
+      R"({"__class_fullname__": "Cutout", "num_holes": 4, "max_h_size": 20, "max_w_size": 12, "fill_value": 51, "p": 1})");
+  const auto& s = imp.pipeline["stages"][0];
+  EXPECT_EQ(s["stage"], "coarse_dropout");
+  EXPECT_EQ(s["num_holes"], nlohmann::ordered_json::array({4, 4}));
+  EXPECT_EQ(s["hole_height"], nlohmann::ordered_json::array({20.0, 20.0}));
+  EXPECT_EQ(s["hole_width"], nlohmann::ordered_json::array({12.0, 12.0}));
+  EXPECT_DOUBLE_EQ(s["fill"].get<double>(), 0.2);
+  ASSERT_EQ(imp.notes.size(), 1u);
+  EXPECT_NE(imp.notes[0].find("cut by the border"), std::string::npos) << imp.notes[0];
+  // Its defaults: 8 holes of 8 x 8, black.
+  const auto d = import_one(R"({"__class_fullname__": "Cutout"})").pipeline["stages"][0];
+  EXPECT_EQ(d["num_holes"], nlohmann::ordered_json::array({8, 8}));
+  EXPECT_EQ(d["hole_height"], nlohmann::ordered_json::array({8.0, 8.0}));
+  EXPECT_FALSE(d.contains("fill"));
+  EXPECT_EQ(d["p"], 0.5);
+  // p 1 is written: coarse_dropout's own default is 0.5.
+  EXPECT_EQ(s["p"], 1.0);
+  const Pipeline p = Pipeline::parse(imp.pipeline.dump(), "cutout");
+  for (int i = 0; i < 20; ++i)  // every image gets holes (at 0.5, 20 in a row: one chance in a million)
+    EXPECT_NE(p.plan(3, "a" + std::to_string(i) + ".png", 0, Shape{64, 64, 3, DType::U8}).steps.at(0).op, nullptr) << i;
 }
 
 }  // namespace

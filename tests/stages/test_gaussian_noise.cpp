@@ -15,6 +15,7 @@
 #include "kernels/noise/normal.hpp"
 #include "lib/stages/noise/normal_table.hpp"
 #include "tests/stages/noise_support.hpp"
+#include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
 namespace aug {
@@ -166,6 +167,28 @@ TEST(GaussianNoise, ZeroSigmaAndMeanIsTheIdentityAndClipClamps) {
   EXPECT_EQ(hi, 1.f);
   EXPECT_LT(flo, -1.f);
   EXPECT_GT(fhi, 2.f);
+}
+
+// imgaug's AdditiveGaussianNoise, as Albumentations 1.x wrapped it: sigma uniform in `scale`
+// (pixels), a noise value shared by the channels unless per_channel.
+TEST(GaussianNoise, ImportsImgaugsAdditiveGaussianNoise) {
+  auto import_one = [](const std::string& transform) {
+    const nlohmann::json saved = nlohmann::json::parse(
+        R"({"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "transforms": [)" + transform + "]}}");
+    return import_albumentations(saved, "a.json");
+  };
+  const auto d = import_one(R"({"__class_fullname__": "IAAAdditiveGaussianNoise"})").pipeline["stages"][0];
+  EXPECT_EQ(d["stage"], "gaussian_noise");
+  EXPECT_EQ(d["sigma"], nlohmann::ordered_json::array({0.01, 0.05}));
+  EXPECT_EQ(d["mean"], 0);
+  EXPECT_EQ(d["per_channel"], false);
+  const auto s = import_one(R"({"__class_fullname__": "IAAAdditiveGaussianNoise", "loc": 5.1, "scale": 25.5, )"
+                            R"("per_channel": true, "p": 1})")
+                     .pipeline["stages"][0];
+  EXPECT_DOUBLE_EQ(s["sigma"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(s["mean"].get<double>(), 0.02);
+  EXPECT_EQ(s["per_channel"], true);
+  EXPECT_FALSE(s.contains("p"));  // 1, gaussian_noise's own default
 }
 
 }  // namespace

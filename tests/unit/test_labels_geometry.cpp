@@ -80,6 +80,7 @@ struct Case {
 const Case kCases[] = {
     {R"({"stage": "flip", "direction": "horizontal"})", 0.999},
     {R"({"stage": "flip", "direction": "vertical"})", 0.999},
+    {R"({"stage": "flip", "direction": "both"})", 0.999},
     {R"({"stage": "rotate90", "k": 1})", 0.999},
     {R"({"stage": "rotate90", "k": 3, "transpose": true})", 0.999},
     {R"({"stage": "crop", "size": [100, 70], "position": "random", "padding": 9})", 0.999},
@@ -220,14 +221,16 @@ TEST(LabelGeometry, MirroringSwapsLeftAndRightKeypoints) {
     const labels::Point nose = labels::move_point(m, {30.5, 50.5});
     EXPECT_DOUBLE_EQ(k[2].x, nose.x);
   }
-  // A turn is no mirror: nothing swaps.
-  const Pipeline p = one_stage(R"({"stage": "rotate90", "k": 1})", R"({"flip_index": [1, 0, 2]})");
-  Object o = box_object(10, 10, 60, 60);
-  o.keypoints = {{20.5, 30.5, 2}, {40.5, 30.5, 1}, {30.5, 50.5, 2}};
-  ImageLabels l{kW, kH, {o}};
-  labels::move_plan_labels(p.plan(7, "a.png", 0, Shape{kW, kH, 1, DType::U8}), l, p.label_rules(), *cpu, 0);
-  EXPECT_EQ(l.objects[0].keypoints[0].v, 2);
-  EXPECT_EQ(l.objects[0].keypoints[1].v, 1);
+  // A turn is no mirror: nothing swaps (flipping both ways is a half turn).
+  for (const char* stage : {R"({"stage": "rotate90", "k": 1})", R"({"stage": "flip", "direction": "both"})"}) {
+    const Pipeline p = one_stage(stage, R"({"flip_index": [1, 0, 2]})");
+    Object o = box_object(10, 10, 60, 60);
+    o.keypoints = {{20.5, 30.5, 2}, {40.5, 30.5, 1}, {30.5, 50.5, 2}};
+    ImageLabels l{kW, kH, {o}};
+    labels::move_plan_labels(p.plan(7, "a.png", 0, Shape{kW, kH, 1, DType::U8}), l, p.label_rules(), *cpu, 0);
+    EXPECT_EQ(l.objects[0].keypoints[0].v, 2) << stage;
+    EXPECT_EQ(l.objects[0].keypoints[1].v, 1) << stage;
+  }
 }
 
 TEST(LabelGeometry, KeypointsLeavingTheImageKeepTheirSlotWithVisibilityZero) {

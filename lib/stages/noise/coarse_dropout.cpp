@@ -106,6 +106,30 @@ Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2],
             }
             t.mask_fill();
             return s;
+          }},
+          // Albumentations 1.x (removed in 1.4): num_holes holes of max_h_size x max_w_size.
+          {.name = "Cutout",
+           .how = "num_holes, max_h_size x max_w_size holes (fixed), fill_value in pixels becomes a fraction of "
+                  "255; holes lie inside the image (Cutout centres them anywhere and cuts them at the border)",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "coarse_dropout"}};
+            const double n = t.number("num_holes", 8), h = t.number("max_h_size", 8), w = t.number("max_w_size", 8);
+            s["num_holes"] = ojson::array({std::llround(n), std::llround(n)});
+            s["hole_height"] = ojson::array({h, h});
+            s["hole_width"] = ojson::array({w, w});
+            if (t.has("fill_value")) {
+              const nlohmann::json& v = t.saved().at("fill_value");
+              if (v.is_number()) s["fill"] = v.get<double>() / 255.0;
+              else if (v.is_array()) {
+                ojson f = ojson::array();
+                for (const nlohmann::json& e : v) f.push_back(e.get<double>() / 255.0);
+                s["fill"] = f;
+              } else {
+                t.fail("fill_value \"" + v.dump() + "\" has no stage equivalent (a number or one per channel)");
+              }
+            }
+            t.note("Cutout: its holes may be cut by the border; coarse_dropout's lie wholly inside the image");
+            return s;
           }}},
       .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
                       .how = "the resolved rectangles and constant value (random fills have none)",

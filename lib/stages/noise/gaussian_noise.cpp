@@ -93,6 +93,31 @@ Draws `mean`, then `sigma` (each if a range).
             }
             if (t.has("per_channel")) s["per_channel"] = t.saved().at("per_channel");
             return s;
+          }},
+          // Albumentations 1.x's wrapper of imgaug (removed in 1.4): sigma drawn uniformly in
+          // `scale` (pixels), noise rounded to nearest as here.
+          {.name = "IAAAdditiveGaussianNoise",
+           .how = "scale (pixels; a number is fixed) becomes sigma / 255, loc becomes mean / 255, per_channel "
+                  "(default false) as is",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "gaussian_noise"}};
+            std::pair<double, double> scale{0.01 * 255, 0.05 * 255};
+            if (t.has("scale")) {
+              const nlohmann::json& v = t.saved().at("scale");
+              if (v.is_number()) scale = {v.get<double>(), v.get<double>()};
+              else scale = t.limit("scale", scale, false);
+            }
+            if (scale.first < 0) t.fail("scale " + t.saved().at("scale").dump() + " is negative");
+            s["sigma"] = span(scale.first / 255.0, scale.second / 255.0);
+            if (t.has("loc")) {
+              const nlohmann::json& v = t.saved().at("loc");
+              if (!v.is_number()) t.fail("loc " + v.dump() + " has no stage equivalent (a number)");
+              s["mean"] = v.get<double>() / 255.0;
+            } else {
+              s["mean"] = 0;
+            }
+            s["per_channel"] = t.flag("per_channel", false);
+            return s;
           }}},
       .counterpart = {.none = "per-sample Philox normal draws; cv::randn uses another generator and would not time the "
                               "same work"},
