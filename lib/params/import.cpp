@@ -58,9 +58,11 @@ std::string TransformReader::interpolation(const char* key) const {
     case 1: return "bilinear";
     case 2: return "bicubic";
     case 3: return "area";
+    case 4: return "lanczos";
+    case 5: return "bilinear";  // INTER_LINEAR_EXACT: what bilinear computes on 8-bit images
     default:
       fail(std::string("\"") + key + "\" = " + std::to_string(v) +
-           " (cv2.INTER_LANCZOS4 or another) has no stage equivalent; use 0 to 3");
+           " (cv2.INTER_NEAREST_EXACT or another) has no stage equivalent; use 0 to 5");
   }
 }
 

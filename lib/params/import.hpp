@@ -40,7 +40,8 @@ class TransformReader {
   // The same, read from `object` (a per-axis {"x": ..., "y": ...} value).
   std::pair<double, double> limit_in(const nlohmann::json& object, const char* key, std::pair<double, double> fallback,
                                      bool symmetric, double low = 0) const;
-  // A cv2.INTER_* code as an interpolation word (0 to 3; Lanczos is refused).
+  // A cv2.INTER_* code as an interpolation word (0 to 5: nearest, bilinear, bicubic, area, lanczos,
+  // bilinear; a stage that lacks the one named refuses it when the imported pipeline is loaded).
   std::string interpolation(const char* key = "interpolation") const;
   // A cv2.BORDER_* code (border_mode, or mode in older releases) as a border word.
   std::string border(int fallback) const;

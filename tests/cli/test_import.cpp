@@ -163,9 +163,9 @@ std::string compose(const std::string& transforms) {
 TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
   EXPECT_EQ(import_error(R"({"version": 1, "stages": []})"),
             "a.json: not a pipeline saved by Albumentations (A.save / to_dict): no \"transform\"");
-  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Resize", "height": 8, "width": 8, "interpolation": 4})")),
-            "a.json: transform/transforms/0: \"interpolation\" = 4 (cv2.INTER_LANCZOS4 or another) has no stage "
-            "equivalent; use 0 to 3");
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Resize", "height": 8, "width": 8, "interpolation": 6})")),
+            "a.json: transform/transforms/0: \"interpolation\" = 6 (cv2.INTER_NEAREST_EXACT or another) has no stage "
+            "equivalent; use 0 to 5");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Affine", "translate_percent": [0, 0.2]})")),
             "a.json: transform/transforms/0: translate_percent must be symmetric (-f, f)");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Rotate", "limit": "x"})")),

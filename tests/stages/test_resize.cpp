@@ -1,5 +1,6 @@
 // resize: 8-bit bilinear against cv::resize INTER_LINEAR_EXACT and nearest against INTER_NEAREST
-// (0 differing values, random images and photographs), bicubic and area within 1 of OpenCV, 16-bit and
+// and lanczos against INTER_LANCZOS4 (0 differing values, random images and photographs), bicubic and
+// area within 1 of OpenCV, 16-bit and
 // float bilinear against the formula re-derived here, the output size from short_side, long_side and
 // scale, and the CPU path (OpenCV or the resize driver) against the kernels run on the host.
 #include <gtest/gtest.h>
@@ -65,6 +66,28 @@ TEST(Resize, NearestEightBitEqualsCvInterNearest) {
     cv::resize(mat(im), theirs, cv::Size(s.ow, s.oh), 0, 0, cv::INTER_NEAREST);
     EXPECT_EQ(compare(ours, from_mat(theirs)).count, 0u) << s.w << "x" << s.h << "->" << s.ow << "x" << s.oh;
   }
+}
+
+// Lanczos-4 is cv::resize's generic path: binary32 weights, each rounded to 11 bits on its own,
+// exact integer sums (its 8-bit vertical pass has no float variant).
+TEST(Resize, LanczosEightBitEqualsCvInterLanczos4) {
+  for (const auto& s : kSizes)
+    for (int c : kChannels) {
+      const Image im = random_image({s.w, s.h, c, DType::U8}, 9);
+      const Image ours =
+          run_cpu(R"({"stage": "resize", "interpolation": "lanczos", "size": )" + size_json(s.ow, s.oh) + "}", im);
+      cv::Mat theirs;
+      cv::resize(mat(im), theirs, cv::Size(s.ow, s.oh), 0, 0, cv::INTER_LANCZOS4);
+      EXPECT_EQ(compare(ours, from_mat(theirs)).count, 0u) << s.w << "x" << s.h << "->" << s.ow << "x" << s.oh << " c" << c;
+    }
+  for (const char* name : {"astronaut.jpg", "chelsea.png", "coffee_rgba.png", "camera.png"})
+    for (const char* size : {R"("short_side": 131)", R"("scale": 0.37)", R"("scale": 1.7)"}) {
+      const Image im = testing::sample(name);
+      const Image ours = run_cpu(std::string(R"({"stage": "resize", "interpolation": "lanczos", )") + size + "}", im);
+      cv::Mat theirs;
+      cv::resize(mat(im), theirs, cv::Size(ours.width(), ours.height()), 0, 0, cv::INTER_LANCZOS4);
+      EXPECT_EQ(compare(ours, from_mat(theirs)).count, 0u) << name << " " << size;
+    }
 }
 
 // Bicubic and area use their own fixed-point weights (resize's describe says so): within 1 of OpenCV.
@@ -157,8 +180,8 @@ TEST(Resize, AreaHalvingEqualsTheKernels) {
 
 // Shrinking runs the vertical pass first, enlarging the horizontal one (each source row once); 8-bit
 // bicubic sums in int32, 16-bit in int64.
-TEST(Resize, BicubicAndAreaEqualTheKernels) {
-  for (const char* interp : {"bicubic", "area"})
+TEST(Resize, BicubicAreaAndLanczosEqualTheKernels) {
+  for (const char* interp : {"bicubic", "area", "lanczos"})
     for (const char* size : {R"("scale": 0.75)", R"("scale": 0.37)", R"("scale": 1.6)", R"("size": [31, 7])",
                              R"("size": [3, 40])", R"("scale": 0.25)"})
       expect_parity(std::string(R"({"stage": "resize", )") + size + R"(, "interpolation": ")" + interp + "\"}", kTypes,

@@ -28,6 +28,7 @@ inline int cv_resize_interpolation(const std::string& word) {
     case Interp::Nearest: return cv::INTER_NEAREST;
     case Interp::Bilinear: return cv::INTER_LINEAR_EXACT;
     case Interp::Area: return cv::INTER_AREA;
+    case Interp::Lanczos: return cv::INTER_LANCZOS4;
     case Interp::Bicubic: break;
   }
   return cv::INTER_CUBIC;

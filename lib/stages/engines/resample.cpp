@@ -16,14 +16,15 @@
 namespace aug {
 
 Choice<Interp> resample_interpolation_param() {
-  return interpolation_param({Interp::Bilinear, Interp::Nearest, Interp::Bicubic, Interp::Area}, Interp::Bilinear,
-                             "nearest, bilinear, bicubic (Keys a = -0.75) or area (box average when shrinking); a "
-                             "list draws one per image");
+  return interpolation_param({Interp::Bilinear, Interp::Nearest, Interp::Bicubic, Interp::Area, Interp::Lanczos},
+                             Interp::Bilinear,
+                             "nearest, bilinear, bicubic (Keys a = -0.75), area (box average when shrinking) or "
+                             "lanczos (Lanczos-4, 8 taps); a list draws one per image");
 }
 
 int resize_frac_bits(Interp interp, DType dtype) {
   switch (dtype) {
-    case DType::U8: return (interp == Interp::Bicubic || interp == Interp::Area) ? 11 : 8;
+    case DType::U8: return interp == Interp::Bilinear || interp == Interp::Nearest ? 8 : 11;
     case DType::U16: return 14;
     case DType::F32: return 0;
   }
@@ -53,8 +54,15 @@ void quantise(const Taps& taps, int bits, std::int32_t* out) {
   out[largest] += static_cast<std::int32_t>(static_cast<std::int64_t>(one) - sum);
 }
 
+// How integer weights are made from a tap's real weights.
+enum class Quantise {
+  Sum,            // quantise(): the sum is exactly 2^bits
+  BilinearExact,  // c1 = RNE(t * 2^bits), c0 = 2^bits - c1 (INTER_LINEAR_EXACT)
+  EachTap,        // each RNE(w * 2^bits) on its own, the sum as it falls (cv::resize's generic tables)
+};
+
 // Packs per-output taps into a table of uniform width (missing taps: weight 0 on the last index).
-AxisTable pack(const std::vector<Taps>& per_output, DType dtype, int bits, bool bilinear_exact) {
+AxisTable pack(const std::vector<Taps>& per_output, DType dtype, int bits, Quantise how) {
   AxisTable t;
   t.length = static_cast<int>(per_output.size());
   for (const auto& taps : per_output) t.taps = std::max<int>(t.taps, static_cast<int>(taps.size()));
@@ -69,7 +77,11 @@ AxisTable pack(const std::vector<Taps>& per_output, DType dtype, int bits, bool 
       t.index[base + k] = taps[std::min<std::size_t>(k, taps.size() - 1)].first;
     if (dtype == DType::F32) {
       for (std::size_t k = 0; k < taps.size(); ++k) t.fweight[base + k] = static_cast<float>(taps[k].second);
-    } else if (bilinear_exact && taps.size() == 2) {
+    } else if (how == Quantise::EachTap) {
+      const double one = std::ldexp(1.0, bits);
+      for (std::size_t k = 0; k < taps.size(); ++k)
+        t.iweight[base + k] = static_cast<std::int32_t>(std::nearbyint(taps[k].second * one));
+    } else if (how == Quantise::BilinearExact && taps.size() == 2) {
       // INTER_LINEAR_EXACT: c1 = RNE((f - i) * 2^bits), c0 = 2^bits - c1 (docs/stages/geometry.md#resize).
       const std::int32_t one = std::int32_t{1} << bits;
       const auto c1 = static_cast<std::int32_t>(std::nearbyint(taps[1].second * one));
@@ -105,6 +117,42 @@ Taps bicubic_taps(int d, double scale, int src_len) {
   const double w[4] = {w0, w1, w2, w3};
   Taps taps;
   for (int k = 0; k < 4; ++k) taps.emplace_back(std::clamp(i - 1 + k, 0, src_len - 1), w[k]);
+  return taps;
+}
+
+// OpenCV's interpolateLanczos4: sin(pi x/4) sin(pi x)/(pi x/4)^2 at the 8 distances x + 3 - k, each
+// from one sine and cosine by the angle-sum identities, in double, rounded to binary32 and divided
+// by their binary32 sum (a multiplication by its reciprocal, in binary32).
+void lanczos4_weights(float x, float w[8]) {
+  constexpr double s45 = 0.70710678118654752440084436210485;
+  constexpr double cs[8][2] = {{1, 0}, {-s45, -s45}, {0, 1}, {s45, -s45}, {-1, 0}, {s45, s45}, {0, -1}, {-s45, s45}};
+  constexpr double pi = 3.1415926535897932384626433832795;
+  const double y0 = -(x + 3) * pi * 0.25, s0 = std::sin(y0), c0 = std::cos(y0);
+  float sum = 0;
+  for (int k = 0; k < 8; ++k) {
+    const float yk = x + 3 - k;
+    if (std::fabs(yk) >= 1e-6f) {
+      const double y = -yk * pi * 0.25;
+      w[k] = static_cast<float>((cs[k][0] * s0 + cs[k][1] * c0) / (y * y));
+    } else {
+      w[k] = 1e30f;
+    }
+    sum += w[k];
+  }
+  const float inv = 1.f / sum;
+  for (int k = 0; k < 8; ++k) w[k] *= inv;
+}
+
+// cv::resize's generic tables for INTER_LANCZOS4: the position in binary32, its floor i and
+// fraction, taps clamp(i - 3 + k, 0, src - 1) with binary32 weights.
+Taps lanczos_taps(int d, double scale, int src_len) {
+  float fx = static_cast<float>((d + 0.5) * scale - 0.5);
+  const int i = static_cast<int>(std::floor(fx));
+  fx -= static_cast<float>(i);
+  float w[8];
+  lanczos4_weights(fx, w);
+  Taps taps;
+  for (int k = 0; k < 8; ++k) taps.emplace_back(std::clamp(i - 3 + k, 0, src_len - 1), static_cast<double>(w[k]));
   return taps;
 }
 
@@ -151,13 +199,18 @@ AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType
       case Interp::Nearest: per_output[d] = nearest_taps(d, scale, src_len, centred); break;
       case Interp::Bilinear: per_output[d] = bilinear_taps(d, scale, src_len); break;
       case Interp::Bicubic: per_output[d] = bicubic_taps(d, scale, src_len); break;
+      case Interp::Lanczos: per_output[d] = lanczos_taps(d, scale, src_len); break;
       case Interp::Area:
         per_output[d] = scale >= 1.0 ? area_shrink_taps(d, scale, src_len) : area_enlarge_taps(d, scale, src_len);
         break;
     }
     for (auto& tap : per_output[d]) tap.first += offset;
   }
-  return pack(per_output, dtype, resize_frac_bits(interp, dtype), interp == Interp::Bilinear);
+  // 8-bit Lanczos-4 rounds each weight on its own as cv::resize does (its sum may miss 2^11 by one).
+  const Quantise how = interp == Interp::Bilinear                        ? Quantise::BilinearExact
+                       : interp == Interp::Lanczos && dtype == DType::U8 ? Quantise::EachTap
+                                                                          : Quantise::Sum;
+  return pack(per_output, dtype, resize_frac_bits(interp, dtype), how);
 }
 
 AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype) {

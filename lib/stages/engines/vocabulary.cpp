@@ -15,7 +15,8 @@ const Words<Interp>& interp_words() {
   static const Words<Interp> w{{{Interp::Nearest, "nearest"},
                                 {Interp::Bilinear, "bilinear"},
                                 {Interp::Bicubic, "bicubic"},
-                                {Interp::Area, "area"}}};
+                                {Interp::Area, "area"},
+                                {Interp::Lanczos, "lanczos"}}};
   return w;
 }
 

@@ -11,7 +11,7 @@
 
 namespace aug {
 
-enum class Interp { Nearest, Bilinear, Bicubic, Area };
+enum class Interp { Nearest, Bilinear, Bicubic, Area, Lanczos };
 // As OpenCV's borders: constant (…kk|abc|kk…), replicate (…aa|abc|cc…), reflect (…ba|abc|cb…),
 // reflect101 (…cb|abc|ba…), wrap (…bc|abc|ab…).
 enum class Border { Constant, Replicate, Reflect, Reflect101, Wrap };

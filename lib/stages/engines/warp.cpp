@@ -100,9 +100,11 @@ std::int32_t interp_code(Interp i) {
     case Interp::Nearest: return k::kWarpNearest;
     case Interp::Bilinear: return k::kWarpBilinear;
     case Interp::Bicubic: return k::kWarpBicubic;
-    case Interp::Area: break;
+    case Interp::Area:
+    case Interp::Lanczos: break;
   }
-  throw std::invalid_argument("warp: interpolation area is not a warp's (nearest, bilinear or bicubic)");
+  throw std::invalid_argument("warp: interpolation " + interp_words().name(i) +
+                              " is not a warp's (nearest, bilinear or bicubic)");
 }
 
 }  // namespace

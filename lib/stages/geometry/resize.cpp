@@ -40,10 +40,10 @@ const StageSpec& resize_spec() {
       .name = "resize",
       .family = "geometry",
       .summary = "Resize to a size, a short side, a long side or a scale factor (aspect kept except for size); 8-bit "
-                 "bilinear equals OpenCV's INTER_LINEAR_EXACT to the bit.",
+                 "bilinear equals OpenCV's INTER_LINEAR_EXACT to the bit, lanczos INTER_LANCZOS4.",
       .notes = {"Pixel centres are aligned (half-pixel convention, as OpenCV and PIL). 8-bit bilinear is OpenCV's "
-                "INTER_LINEAR_EXACT to the bit; bicubic and area use fixed-point weights (11 bits for 8-bit "
-                "images, 14 for 16-bit), float images binary32 weights.",
+                "INTER_LINEAR_EXACT to the bit and 8-bit lanczos INTER_LANCZOS4; bicubic and area use fixed-point "
+                "weights (11 bits for 8-bit images, 14 for 16-bit), float images binary32 weights.",
                 "The computed side is rounded half to even: short_side 256 on a 500x375 image gives 341x256."},
       .params = {kSize, kShortSide, kLongSide, kScale, kInterpolation},
       .exactly_one_of = {{kSize.name, kShortSide.name, kLongSide.name, kScale.name}},
@@ -60,7 +60,9 @@ const StageSpec& resize_spec() {
                 R"({"scale": 2.2, "interpolation": "bicubic"})",
                 R"({"scale": 0.37, "interpolation": "area"})",
                 R"({"scale": 0.5, "interpolation": "area"})",
-                R"({"scale": 1.6, "interpolation": "area"})"},
+                R"({"scale": 1.6, "interpolation": "area"})",
+                R"({"scale": 0.45, "interpolation": "lanczos"})",
+                R"({"scale": 1.8, "interpolation": "lanczos"})"},
       .identity = R"({"scale": 1, "interpolation": "bicubic"})",
       .bench = {R"({"short_side": 256, "interpolation": "bilinear"})", R"({"scale": 0.5, "interpolation": "area"})",
                 R"({"scale": 0.37, "interpolation": "area"})", R"({"scale": 0.75, "interpolation": "bicubic"})",
@@ -86,6 +88,15 @@ range), then the interpolation (if a list).
   `w1 = ((a+2)x - (a+3))x^2 + 1`, `w2 = ((a+2)(1-x) - (a+3))(1-x)^2 + 1`, `w3 = 1 - w0 - w1 - w2`, on
   indices `clamp(i - 1 + k, 0, src - 1)`, quantised by the general rule. Within 1 of INTER_CUBIC
   (OpenCV evaluates the weights in binary32 and runs most of its vertical pass in float).
+- **lanczos**: OpenCV's INTER_LANCZOS4, **to the bit for 8-bit images**. The position is binary32:
+  `f = (float)(scale*(d + 0.5) - 0.5)`, `i = floor(f)`, `x = f - i` (binary32); 8 taps on
+  `clamp(i - 3 + k, 0, src - 1)`. With `y0 = -(x + 3) pi/4`, `s0 = sin y0`, `c0 = cos y0` (double),
+  the distances `x + 3 - k` (binary32) give `w_k = (float)((A_k s0 + B_k c0) / (pi (x + 3 - k)/4)^2)`
+  where (A_k, B_k) = (1, 0), (-r, -r), (0, 1), (r, -r), (-1, 0), (r, r), (0, -1), (-r, r), `r = sqrt(2)/2`
+  (the angle-sum identities for `sin(y0 + k 3pi/4)`; `w_k = 1e30` at distance 0, normalised away);
+  then `w_k *= 1/sum` in binary32. 8-bit weights are `rne(w_k * 2^11)` each on its own (their sum
+  can miss 2^11 by one, as OpenCV's), the sums exact integers, `out = sat((sum + 2^21) >> 22)`.
+  16-bit images use the general rule with `F = 14` (OpenCV computes them in float: within 1).
 - **area**, per axis. Shrinking (`scale >= 1`), OpenCV's box-overlap table: `f1 = d*scale`,
   `f2 = f1 + scale`, `cw = min(scale, src - f1)`, `s1 = ceil(f1)`, `s2 = min(floor(f2), src - 1)`,
   `s1 = min(s1, s2)`; taps `(s1 - 1, (s1 - f1)/cw)` if `s1 - f1 > 1e-3`, `(s, 1/cw)` for
