@@ -37,7 +37,6 @@ const std::vector<Missing>& not_available() {
       {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
       {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
       {"Downscale", "resize", "down and up again"},
-      {"ToSepia", "grayscale", ""},
       {"Emboss", "sharpness", ""},
       {"GridDistortion", "elastic", ""},
       {"OpticalDistortion", "elastic", ""},
