@@ -48,7 +48,6 @@ const std::vector<Missing>& not_available() {
       {"GridDropout", "coarse_dropout", "holes on a grid"},
       {"PixelDropout", "coarse_dropout", "single pixels"},
       {"FancyPCA", "color_jitter", ""},
-      {"ChannelDropout", "coarse_dropout", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},
