@@ -31,13 +31,11 @@ struct Missing {
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
       {"Sharpen", "sharpness", "a different 3x3 kernel with alpha and lightness"},
-      {"Blur", "gaussian_blur", "a box filter, no stage has one"},
       {"CLAHE", "equalize", "tiled, clipped equalisation of luma"},
       {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
       {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
-      {"Downscale", "resize", "down and up again"},
       {"Emboss", "sharpness", ""},
       {"GridDistortion", "elastic", ""},
       {"OpticalDistortion", "elastic", ""},

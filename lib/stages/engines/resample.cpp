@@ -189,10 +189,12 @@ Taps area_enlarge_taps(int d, double scale, int src_len) {
 
 }  // namespace
 
-AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype, bool centred) {
+AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype, bool centred,
+                      double inv_scale) {
   if (src_len <= 0 || dst_len <= 0) throw std::invalid_argument("resize_axis: empty axis");
-  // As cv::resize with an explicit size: inv_scale = dst/src, scale = 1/inv_scale.
-  const double scale = 1.0 / (static_cast<double>(dst_len) / src_len);
+  // As cv::resize: with an explicit size inv_scale = dst/src; scale = 1/inv_scale.
+  if (inv_scale <= 0) inv_scale = static_cast<double>(dst_len) / src_len;
+  const double scale = 1.0 / inv_scale;
   std::vector<Taps> per_output(dst_len);
   for (int d = 0; d < dst_len; ++d) {
     switch (interp) {

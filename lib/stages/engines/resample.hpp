@@ -37,7 +37,10 @@ struct AxisTable {
 // Resampling of source positions [offset, offset + src_len) onto dst_len outputs. `centred`
 // nearest (label maps) takes the source pixel under each output pixel's centre, floor((d + 0.5)
 // scale) (OpenCV's INTER_NEAREST_EXACT), where plain nearest is OpenCV's floor(d scale).
-AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype, bool centred = false);
+// `inv_scale` is cv::resize's factor (dst per src pixel): 0 takes dst_len / src_len, as cv::resize
+// with an explicit size; a factor given to cv::resize as fx (no size) is used as is, scale = 1 / fx.
+AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType dtype, bool centred = false,
+                      double inv_scale = 0);
 
 // Correlation with `kernel` (odd length, sums to 1, from cv::getGaussianKernel) under `border`.
 AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype);
