@@ -66,7 +66,8 @@ const StageSpec& resize_spec() {
       .identity = R"({"scale": 1, "interpolation": "bicubic"})",
       .bench = {R"({"short_side": 256, "interpolation": "bilinear"})", R"({"scale": 0.5, "interpolation": "area"})",
                 R"({"scale": 0.37, "interpolation": "area"})", R"({"scale": 0.75, "interpolation": "bicubic"})",
-                R"({"scale": 1.5, "interpolation": "bicubic"})", R"({"scale": 0.5, "interpolation": "nearest"})",
+                R"({"scale": 1.5, "interpolation": "bicubic"})", R"({"scale": 0.75, "interpolation": "lanczos"})",
+                R"({"scale": 1.5, "interpolation": "lanczos"})", R"({"scale": 0.5, "interpolation": "nearest"})",
                 R"({"scale": 1.5, "interpolation": "nearest"})"},
       .arithmetic = R"md(
 Reproduces `cv::resize` with an explicit size (OpenCV 4.6): 8-bit bilinear is **INTER_LINEAR_EXACT to
