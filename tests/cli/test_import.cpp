@@ -210,5 +210,38 @@ TEST(ImportAlbumentations, OldPipelinesImport) {
   EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "old.json"));
 }
 
+// The corpus of real training pipelines (tests/data/albumentations-corpus, with their sources):
+// each imports and loads, or is refused with every transform augment lacks named by its place and
+// its closest stage (or why there is none); never another error. The count that import is a floor
+// (tests/data/albumentations-corpus/IMPORT.md has the list; measure_import.py regenerates it).
+TEST(ImportAlbumentations, RealPipelinesImportOrNameWhatTheyLack) {
+  const fs::path dir = testing::source_dir() / "tests" / "data" / "albumentations-corpus";
+  int files = 0, imported = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    const std::string name = entry.path().filename().string();
+    try {
+      const Imported imp = import_albumentations_file(entry.path().string());
+      EXPECT_FALSE(imp.pipeline["stages"].empty()) << name;
+      ++imported;
+    } catch (const PipelineError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("transform(s) augment does not have"), std::string::npos) << name << ": " << what;
+      std::size_t lines = 0;
+      for (std::size_t at = what.find("\n  "); at != std::string::npos; at = what.find("\n  ", at + 1)) {
+        ++lines;
+        const std::size_t end = what.find('\n', at + 1);
+        const std::string line = what.substr(at + 3, end == std::string::npos ? std::string::npos : end - at - 3);
+        EXPECT_TRUE(line.find("(closest stage: ") != std::string::npos || line.find("(no close stage") != std::string::npos)
+            << name << ": " << line;
+      }
+      EXPECT_GT(lines, 0u) << name;
+    }
+  }
+  EXPECT_GE(files, 40);
+  EXPECT_GE(imported, 20) << "of " << files;
+}
+
 }  // namespace
 }  // namespace aug
