@@ -354,7 +354,11 @@ std::string Value::repr() const {
     case Kind::none: return "None";
     case Kind::boolean: return b ? "True" : "False";
     case Kind::integer: return std::to_string(i);
-    case Kind::real: return format_number(f);
+    case Kind::real: {
+      std::string t = format_number(f);  // 1.0, not 1: Python's repr of a float
+      if (t.find_first_of(".en") == std::string::npos) t += ".0";
+      return t;
+    }
     case Kind::string: return "'" + s + "'";
     case Kind::symbol: return s;
     case Kind::tuple:
