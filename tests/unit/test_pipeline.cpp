@@ -91,11 +91,11 @@ TEST(PipelineLoad, WrongTypesSayWhatIsExpected) {
   EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "kernel_size": 4})")),
             "p.json:/stages/0/kernel_size: gaussian_blur: \"kernel_size\" = 4 must be odd (odd, [1, 301])");
   EXPECT_EQ(error_of(stages(R"({"stage": "flip", "direction": "diagonal"})")),
-            "p.json:/stages/0/direction: flip: \"direction\" = \"diagonal\" is not one of \"horizontal\" or "
-            "\"vertical\"");
+            "p.json:/stages/0/direction: flip: \"direction\" = \"diagonal\" is not one of \"horizontal\", "
+            "\"vertical\" or \"both\"");
   EXPECT_EQ(error_of(stages(R"({"stage": "flip", "direction": "horizontl"})")),
-            "p.json:/stages/0/direction: flip: \"direction\" = \"horizontl\" is not one of \"horizontal\" or "
-            "\"vertical\" (did you mean \"horizontal\"?)");
+            "p.json:/stages/0/direction: flip: \"direction\" = \"horizontl\" is not one of \"horizontal\", "
+            "\"vertical\" or \"both\" (did you mean \"horizontal\"?)");
   EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "sigma": [2, 1]})")),
             "p.json:/stages/0/sigma: gaussian_blur: \"sigma\" = [2,1]: the range's low end exceeds its high end");
 }
