@@ -24,6 +24,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "lib/pipeline/describe.hpp"
 #include "lib/pipeline/pipeline.hpp"
+#include "lib/pipeline/python_import.hpp"
 #include "lib/preview/preview.hpp"
 #include "lib/verify/verify.hpp"
 
@@ -152,13 +153,21 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   merge_->add_option("files", merge_files_, "the shards' manifests (.jsonl) or COCO files (.json)")->required();
   merge_->add_option("-o,--output", merge_output_, "the joined file")->required();
 
-  import_ = app.add_subcommand("import", "Convert a pipeline saved by another library into an augment pipeline");
-  import_->add_option("library", import_from_, "the library that saved it")
+  import_ = app.add_subcommand("import",
+                               "Convert another library's pipeline into an augment pipeline: Albumentations' A.save "
+                               "file (JSON or YAML), or the Compose(...) of an Albumentations or torchvision training "
+                               "script (.py, read without running it)");
+  import_->add_option("library", import_from_, "the library: albumentations or torchvision")
       ->required()
-      ->check(CLI::IsMember({"albumentations"}));
-  import_->add_option("file", validate_path_, "its file: A.save's JSON or YAML");
+      ->check(CLI::IsMember({"albumentations", "torchvision"}));
+  import_->add_option("file", validate_path_,
+                      "its file: a Python script (.py), or for albumentations A.save's JSON or YAML");
+  import_->add_option("--name", import_name_,
+                      "in a script with several pipelines, the one to import: its variable or function name "
+                      "(train_transform, get_train_transforms) or its line");
   import_->add_option("-o,--output", import_output_, "write the pipeline (JSON) to FILE instead of stdout");
-  import_->add_flag("--table", markdown_, "print the mapping of transforms to stages (docs/albumentations.md) and exit");
+  import_->add_flag("--table", markdown_,
+                    "print the library's mapping of transforms to stages (docs/albumentations.md) and exit");
 
   devices_ = app.add_subcommand("devices", "List the CUDA GPUs, or say why there is none");
   devices_->add_flag("--json", json_, "as JSON");
@@ -354,12 +363,24 @@ Exit Commands::merge() {
 }
 
 Exit Commands::import_pipeline() {
+  const bool torchvision = import_from_ == "torchvision";
   if (markdown_) {
-    std::cout << albumentations_table_markdown();
+    std::cout << (torchvision ? torchvision_table_markdown() : albumentations_table_markdown());
     return Exit::ok;
   }
-  if (validate_path_.empty()) throw UsageError("import albumentations: name the saved pipeline file");
-  const Imported imported = import_albumentations_file(validate_path_);
+  if (validate_path_.empty())
+    throw UsageError("import " + import_from_ + ": name the file (" +
+                     (torchvision ? "the training script, .py" : "the script, .py, or A.save's JSON or YAML") + ")");
+  const bool python = std::filesystem::path(validate_path_).extension() == ".py";
+  if (torchvision && !python)
+    throw UsageError("import torchvision: " + validate_path_ +
+                     " is not a Python file; torchvision pipelines are read from the script (.py) that builds them");
+  if (!python && !import_name_.empty())
+    throw UsageError("import albumentations: --name picks a pipeline of a Python script; " + validate_path_ +
+                     " holds one saved pipeline");
+  const Imported imported = torchvision ? import_torchvision_python(validate_path_, import_name_)
+                            : python    ? import_albumentations_python(validate_path_, import_name_)
+                                        : import_albumentations_file(validate_path_);
   for (const std::string& note : imported.notes) spdlog::warn("{}", note);
   const std::string text = pipeline_text(imported.pipeline);
   if (import_output_.empty()) {

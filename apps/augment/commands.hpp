@@ -64,7 +64,7 @@ class Commands {
   std::uint32_t preview_variants_ = 8;
   std::string preview_output_ = "preview.html";
   // validate / describe / import
-  std::string validate_path_, stage_name_, import_from_, import_output_;
+  std::string validate_path_, stage_name_, import_from_, import_output_, import_name_;
   bool json_ = false;
   bool markdown_ = false;
 };

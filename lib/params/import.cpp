@@ -115,7 +115,9 @@ ojson TransformReader::size() const {
 
 void TransformReader::note(const std::string& what) const { notes_->push_back(where_ + ": " + what); }
 
-void TransformReader::fail(const std::string& what) const { throw PipelineError(source_ + ": " + where_ + ": " + what); }
+void TransformReader::fail(const std::string& what) const {
+  throw PipelineError((source_.empty() ? std::string() : source_ + ": ") + where_ + ": " + what);
+}
 
 ojson span(double lo, double hi) { return lo == hi ? ojson(lo) : ojson::array({lo, hi}); }
 

@@ -19,7 +19,8 @@ namespace aug {
 using ojson = nlohmann::ordered_json;
 
 // One saved transform being translated: its parameters as the library saved them, where it sits
-// ("transform/transforms/2"), and the notes the translation leaves for the user.
+// ("transform/transforms/2"; with an empty source, a place that names the file: "train.py:31:13"),
+// and the notes the translation leaves for the user.
 class TransformReader {
  public:
   TransformReader(const nlohmann::json& saved, std::string source, std::string where, std::vector<std::string>& notes,

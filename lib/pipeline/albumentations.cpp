@@ -112,16 +112,35 @@ const Missing* find_missing(const std::string& name) {
 
 class Importer {
  public:
-  Importer(std::string source, std::vector<std::string>& notes) : source_(std::move(source)), notes_(notes) {}
+  Importer(std::string source, std::vector<std::string>& notes, const TransformPlaces* places,
+           std::vector<std::pair<std::string, std::string>>& stage_places)
+      : source_(std::move(source)), notes_(notes), places_(places), stage_places_(stage_places) {}
 
-  // The children of a composition, translated (or collected into missing_).
-  ojson list(const json& transforms, const std::string& where, ojson* weights) {
+  // How messages name a place in the saved pipeline: as given, or where `places` puts it.
+  std::string shown(const std::string& where) const {
+    if (places_) {
+      const auto it = places_->find(where);
+      if (it != places_->end()) return it->second;
+    }
+    return where;
+  }
+  // "file: where: what", or "place: what" when the place names the file.
+  std::string message(const std::string& where, const std::string& what) const {
+    const std::string w = shown(where);
+    return (w == where ? source_ + ": " : "") + w + ": " + what;
+  }
+
+  // The children of a composition, translated (or collected into missing_); `pointer` is where
+  // they go in the pipeline ("/stages").
+  ojson list(const json& transforms, const std::string& where, ojson* weights, const std::string& pointer) {
     ojson out = ojson::array();
-    if (!transforms.is_array()) throw PipelineError(source_ + ": " + where + ": \"transforms\" must be a list");
+    if (!transforms.is_array()) throw PipelineError(message(where, "\"transforms\" must be a list"));
     for (std::size_t i = 0; i < transforms.size(); ++i) {
       std::optional<double> p;
-      ojson s = node(transforms[i], where + "/" + std::to_string(i), p);
+      const std::string child = where + "/" + std::to_string(i);
+      ojson s = node(transforms[i], child, p, pointer + "/" + std::to_string(out.size()));
       if (s.is_null()) continue;
+      stage_places_.emplace_back(pointer + "/" + std::to_string(out.size()), shown(child));
       if (weights) {
         // OneOf draws its child by the children's p (normalised) and applies it surely.
         weights->push_back(p.value_or(0.5));
@@ -133,8 +152,9 @@ class Importer {
   }
 
   // One transform; null when it is left out. `p` receives its probability.
-  ojson node(const json& t, const std::string& where, std::optional<double>& p) {
-    const TransformReader c(t, source_, where, notes_, mask_fill_);
+  ojson node(const json& t, const std::string& where, std::optional<double>& p, const std::string& pointer) {
+    const std::string w = shown(where);
+    const TransformReader c(t, w == where ? source_ : std::string(), w, notes_, mask_fill_);
     if (!t.is_object()) c.fail("a transform is an object with \"__class_fullname__\"");
     const std::string name = short_name(t);
     if (name.empty()) c.fail("missing \"__class_fullname__\"");
@@ -145,7 +165,7 @@ class Importer {
       s = ojson{{"stage", name == "OneOf" ? "one_of" : name == "SomeOf" ? "some_of" : "sequence"}};
       ojson weights = ojson::array();
       s["stages"] = list(c.has("transforms") ? t.at("transforms") : json::array(), where + "/transforms",
-                         name == "OneOf" ? &weights : nullptr);
+                         name == "OneOf" ? &weights : nullptr, pointer + "/stages");
       if (name == "OneOf" && !weights.empty() &&
           !std::all_of(weights.begin(), weights.end(), [&](const ojson& w) { return w == weights[0]; }))
         s["weights"] = weights;
@@ -168,7 +188,7 @@ class Importer {
         std::string what = " (no close stage)";
         if (m && m->closest) what = std::string(" (closest stage: ") + m->closest + (*m->why ? "; " : "") + m->why + ")";
         else if (m) what = std::string(" (no close stage: ") + m->why + ")";
-        missing_.push_back(where + ": " + name + what);
+        missing_.push_back(w + ": " + name + what);
         return nullptr;
       }
       s = r->convert(c);
@@ -188,13 +208,15 @@ class Importer {
  private:
   std::string source_;
   std::vector<std::string>& notes_;
+  const TransformPlaces* places_;
+  std::vector<std::pair<std::string, std::string>>& stage_places_;
   std::vector<std::string> missing_;
   std::optional<double> mask_fill_;
 };
 
 }  // namespace
 
-Imported import_albumentations(const json& saved, const std::string& source) {
+Imported import_albumentations(const json& saved, const std::string& source, const TransformPlaces* places) {
   if (!saved.is_object() || !saved.contains("transform"))
     throw PipelineError(source + ": not a pipeline saved by Albumentations (A.save / to_dict): no \"transform\"");
   const json& top = saved.at("transform");
@@ -202,8 +224,8 @@ Imported import_albumentations(const json& saved, const std::string& source) {
     throw PipelineError(source + ": transform: the saved pipeline's top is a Compose, not " +
                         (top.is_object() ? short_name(top) : top.dump()));
   Imported out;
-  Importer imp(source, out.notes);
-  const ojson stages = imp.list(top.value("transforms", json::array()), "transform/transforms", nullptr);
+  Importer imp(source, out.notes, places, out.stage_places);
+  const ojson stages = imp.list(top.value("transforms", json::array()), "transform/transforms", nullptr, "/stages");
   if (!imp.missing().empty()) {
     std::string msg = source + ": " + std::to_string(imp.missing().size()) +
                       " transform(s) augment does not have; replace or remove them and import again:";
@@ -211,7 +233,8 @@ Imported import_albumentations(const json& saved, const std::string& source) {
     throw PipelineError(msg);
   }
   if (has(top, "p") && top.at("p").get<double>() != 1.0)
-    out.notes.push_back("transform: the Compose's p " + top.at("p").dump() + " left out (the pipeline always runs)");
+    out.notes.push_back(imp.shown("transform") + ": the Compose's p " + top.at("p").dump() +
+                        " left out (the pipeline always runs)");
   const std::string version = saved.value("__version__", std::string("unknown"));
   ojson& p = out.pipeline;
   p["version"] = 1;
@@ -262,10 +285,32 @@ Imported import_albumentations_file(const std::string& path) {
     }
   }
   Imported out = import_albumentations(saved, path);
-  // What it wrote must load as it is: a parameter out of a stage's range (a rotate limit of 400
-  // degrees) is reported here, against the imported pipeline.
-  Pipeline::parse(out.pipeline.dump(), path + " (imported)");
+  check_imported(out, path);
   return out;
+}
+
+void check_imported(const Imported& imported, const std::string& source) {
+  // What it wrote must load as it is: a parameter out of a stage's range (a rotate limit of 400
+  // degrees) is reported here, against the imported pipeline, with the place of its transform.
+  const std::string name = source + " (imported)";
+  try {
+    Pipeline::parse(imported.pipeline.dump(), name);
+  } catch (const PipelineError& e) {
+    const std::string msg = e.what();
+    if (msg.compare(0, name.size() + 1, name + ":") != 0) throw;
+    const std::string rest = msg.substr(name.size() + 1);
+    const std::string* best = nullptr;
+    std::size_t best_len = 0;
+    for (const auto& [pointer, place] : imported.stage_places)
+      if (rest.compare(0, pointer.size(), pointer) == 0 && pointer.size() > best_len &&
+          (rest.size() == pointer.size() || rest[pointer.size()] == '/' || rest[pointer.size()] == ':')) {
+        best = &place;
+        best_len = pointer.size();
+      }
+    // A saved pipeline's own places ("transform/transforms/0") add nothing to the pointer.
+    if (!best || *best == "transform" || best->compare(0, 10, "transform/") == 0) throw;
+    throw PipelineError(*best + ": imported as " + rest);
+  }
 }
 
 namespace {

@@ -8,7 +8,9 @@
 // transforms augment does not have, each with the closest stage it does have.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,11 +20,23 @@ namespace aug {
 struct Imported {
   nlohmann::ordered_json pipeline;  // {"version": 1, "description", "stages", ["labels"]}
   std::vector<std::string> notes;   // where the translation approximates or leaves something out
+  // Each stage's JSON pointer in the pipeline ("/stages/3/stages/0") and the place of the
+  // transform it came from, as messages name it ("transform/transforms/3/transforms/0").
+  std::vector<std::pair<std::string, std::string>> stage_places;
 };
 
+// Where each transform of a saved pipeline was written, by its place in the saved JSON
+// ("transform", "transform/transforms/2" -> "train.py:31:13"): messages name those places instead.
+using TransformPlaces = std::map<std::string, std::string>;
+
 // Throws PipelineError naming the file (and for an unsupported transform, every one with its place
-// "transform/transforms/2" and the closest stage).
-Imported import_albumentations(const nlohmann::json& saved, const std::string& source);
+// "transform/transforms/2", or where `places` puts it, and the closest stage).
+Imported import_albumentations(const nlohmann::json& saved, const std::string& source,
+                               const TransformPlaces* places = nullptr);
+
+// Loads an imported pipeline as `augment run` would (Pipeline::parse), so that a value out of a
+// stage's range is reported; the message names the stage's pointer and the place it came from.
+void check_imported(const Imported& imported, const std::string& source);
 
 // The file (A.save's JSON, or YAML for .yaml / .yml), imported and then checked as a pipeline.
 Imported import_albumentations_file(const std::string& path);

@@ -1,0 +1,973 @@
+#include "lib/pipeline/python_import.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "lib/core/error.hpp"
+#include "lib/core/text.hpp"
+#include "lib/pipeline/compositions.hpp"
+
+namespace aug {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+using py::Value;
+using Kind = py::Value::Kind;
+
+namespace {
+
+std::vector<std::string> words(const char* s) {
+  std::vector<std::string> out;
+  if (!s || std::string(s) == "-") return out;
+  std::istringstream in(s);
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+bool is_composition(const std::string& name) {
+  return name == "Compose" || name == "ReplayCompose" || name == "Sequential" || name == "OneOf" || name == "SomeOf";
+}
+
+// ------------------------------------------------------------------------------------------------
+// Albumentations: the positional parameters of each class in 1.x (1.3.1) and 2.x (2.0.8), and the
+// default p that A.save writes. "-": the class is not in that release.
+
+struct Signature {
+  const char* name;
+  const char* v1;
+  const char* v2;
+  double p;  // < 0: not a transform (BboxParams, KeypointParams)
+};
+
+const std::vector<Signature>& signatures() {
+  static const std::vector<Signature> s = {
+      // Compositions and their parameters.
+      {"Compose", "transforms bbox_params keypoint_params additional_targets p is_check_shapes",
+       "transforms bbox_params keypoint_params additional_targets p is_check_shapes strict mask_interpolation seed "
+       "save_applied_params",
+       1.0},
+      {"ReplayCompose", "transforms bbox_params keypoint_params additional_targets p is_check_shapes save_key",
+       "transforms bbox_params keypoint_params additional_targets p is_check_shapes save_key", 1.0},
+      {"OneOf", "transforms p", "transforms p", 0.5},
+      {"SomeOf", "transforms n replace p", "transforms n replace p", 1.0},
+      {"Sequential", "transforms p", "transforms p", 0.5},
+      {"BboxParams", "format label_fields min_area min_visibility min_width min_height check_each_transform",
+       "format label_fields min_area min_visibility min_width min_height check_each_transform clip "
+       "filter_invalid_bboxes max_accept_ratio",
+       -1},
+      {"KeypointParams", "format label_fields remove_invisible angle_in_degrees check_each_transform",
+       "format label_fields remove_invisible angle_in_degrees check_each_transform", -1},
+      // Transforms without parameters of their own.
+      {"HorizontalFlip", "always_apply p", "p", 0.5},
+      {"VerticalFlip", "always_apply p", "p", 0.5},
+      {"Flip", "always_apply p", "-", 0.5},
+      {"Transpose", "always_apply p", "p", 0.5},
+      {"RandomRotate90", "always_apply p", "p", 0.5},
+      {"InvertImg", "always_apply p", "p", 0.5},
+      {"ChannelShuffle", "always_apply p", "p", 0.5},
+      {"NoOp", "always_apply p", "p", 0.5},
+      {"ToGray", "always_apply p", "num_output_channels method p", 0.5},
+      // Colour.
+      {"Equalize", "mode by_channels mask mask_params always_apply p", "mode by_channels mask mask_params p", 0.5},
+      {"Posterize", "num_bits always_apply p", "num_bits p", 0.5},
+      {"Solarize", "threshold always_apply p", "threshold_range p", 0.5},
+      {"RandomGamma", "gamma_limit eps always_apply p", "gamma_limit p", 0.5},
+      {"ColorJitter", "brightness contrast saturation hue always_apply p", "brightness contrast saturation hue p", 0.5},
+      {"HueSaturationValue", "hue_shift_limit sat_shift_limit val_shift_limit always_apply p",
+       "hue_shift_limit sat_shift_limit val_shift_limit p", 0.5},
+      {"RGBShift", "r_shift_limit g_shift_limit b_shift_limit always_apply p", "r_shift_limit g_shift_limit b_shift_limit p",
+       0.5},
+      {"RandomBrightnessContrast", "brightness_limit contrast_limit brightness_by_max always_apply p",
+       "brightness_limit contrast_limit brightness_by_max ensure_safe_range p", 0.5},
+      {"RandomBrightness", "limit always_apply p", "-", 0.5},
+      {"RandomContrast", "limit always_apply p", "-", 0.5},
+      // Blur and noise.
+      {"GaussianBlur", "blur_limit sigma_limit always_apply p", "blur_limit sigma_limit p", 0.5},
+      {"MedianBlur", "blur_limit always_apply p", "blur_limit p", 0.5},
+      {"MotionBlur", "blur_limit allow_shifted always_apply p", "blur_limit allow_shifted angle_range direction_range p",
+       0.5},
+      {"GaussNoise", "var_limit mean per_channel always_apply p", "std_range mean_range per_channel noise_scale_factor p",
+       0.5},
+      {"IAAAdditiveGaussianNoise", "loc scale per_channel always_apply p", "-", 0.5},
+      {"ImageCompression", "quality_lower quality_upper compression_type always_apply p", "compression_type quality_range p",
+       0.5},
+      {"JpegCompression", "quality_lower quality_upper always_apply p", "-", 0.5},
+      {"CoarseDropout",
+       "max_holes max_height max_width min_holes min_height min_width fill_value mask_fill_value always_apply p",
+       "num_holes_range hole_height_range hole_width_range fill fill_mask p", 0.5},
+      {"Cutout", "num_holes max_h_size max_w_size fill_value always_apply p", "-", 0.5},
+      // Geometry.
+      {"Resize", "height width interpolation always_apply p",
+       "height width interpolation mask_interpolation area_for_downscale p", 1.0},
+      {"LongestMaxSize", "max_size interpolation always_apply p",
+       "max_size max_size_hw interpolation mask_interpolation area_for_downscale p", 1.0},
+      {"SmallestMaxSize", "max_size interpolation always_apply p",
+       "max_size max_size_hw interpolation mask_interpolation area_for_downscale p", 1.0},
+      {"RandomScale", "scale_limit interpolation always_apply p",
+       "scale_limit interpolation mask_interpolation area_for_downscale p", 0.5},
+      {"RandomCrop", "height width always_apply p", "height width pad_if_needed pad_position border_mode fill fill_mask p",
+       1.0},
+      {"CenterCrop", "height width always_apply p", "height width pad_if_needed pad_position border_mode fill fill_mask p",
+       1.0},
+      {"RandomResizedCrop", "height width scale ratio interpolation always_apply p",
+       "size scale ratio interpolation mask_interpolation area_for_downscale p", 1.0},
+      {"PadIfNeeded",
+       "min_height min_width pad_height_divisor pad_width_divisor position border_mode value mask_value always_apply p",
+       "min_height min_width pad_height_divisor pad_width_divisor position border_mode fill fill_mask p", 1.0},
+      {"Rotate", "limit interpolation border_mode value mask_value rotate_method crop_border always_apply p",
+       "limit interpolation border_mode rotate_method crop_border mask_interpolation fill fill_mask p", 0.5},
+      {"ShiftScaleRotate",
+       "shift_limit scale_limit rotate_limit interpolation border_mode value mask_value shift_limit_x shift_limit_y "
+       "rotate_method always_apply p",
+       "shift_limit scale_limit rotate_limit interpolation border_mode shift_limit_x shift_limit_y rotate_method "
+       "mask_interpolation fill fill_mask p",
+       0.5},
+      {"Affine",
+       "scale translate_percent translate_px rotate shear interpolation mask_interpolation cval cval_mask mode "
+       "fit_output keep_ratio rotate_method always_apply p",
+       "scale translate_percent translate_px rotate shear interpolation mask_interpolation fit_output keep_ratio "
+       "rotate_method balanced_scale border_mode fill fill_mask p",
+       0.5},
+      // Left out by the importer (they change what a training loader receives).
+      {"Normalize", "mean std max_pixel_value always_apply p", "mean std max_pixel_value normalization p", 1.0},
+      {"ToTensorV2", "transpose_mask always_apply p", "transpose_mask p", 1.0},
+      {"ToFloat", "max_value always_apply p", "max_value p", 1.0},
+      {"FromFloat", "dtype max_value always_apply p", "dtype max_value p", 1.0},
+  };
+  return s;
+}
+
+const Signature* find_signature(const std::string& name) {
+  for (const Signature& s : signatures())
+    if (name == s.name) return &s;
+  return nullptr;
+}
+
+// Whether a positional value can be the parameter `param` (what tells 1.x's order from 2.x's).
+bool fits(const std::string& param, const Value& v) {
+  if (param == "always_apply") return v.kind == Kind::boolean;
+  if (param == "p") return v.is_number();
+  if (param == "transforms") return v.kind == Kind::list || v.kind == Kind::tuple;
+  if (param == "height" || param == "width" || param == "min_height" || param == "min_width" ||
+      param == "interpolation" || param == "border_mode" || param == "mask_interpolation" || param == "n")
+    return v.kind == Kind::integer || (v.kind == Kind::none && param.compare(0, 4, "min_") == 0);
+  if (param == "size" || param == "max_size") return v.kind == Kind::integer || v.kind == Kind::tuple || v.kind == Kind::list;
+  if (param == "format" || param == "position" || param == "pad_position" || param == "rotate_method" ||
+      param == "normalization" || param == "method")
+    return v.kind == Kind::string;
+  if (param == "bbox_params" || param == "keypoint_params") return v.kind == Kind::call || v.kind == Kind::dict || v.kind == Kind::none;
+  return v.kind != Kind::call;
+}
+
+class AlbumentationsWriter {
+ public:
+  AlbumentationsWriter(const py::Source& src, std::vector<std::string>& notes, TransformPlaces& places)
+      : src_(src), notes_(notes), places_(places) {}
+
+  // 1 or 2 when the file's keywords or transforms belong to one release only; 0 when they do not say.
+  void survey(const Value& v) {
+    if (v.kind == Kind::call) {
+      if (const Signature* s = find_signature(v.short_name())) {
+        const auto a = words(s->v1), b = words(s->v2);
+        if (b.empty()) ++v1_;
+        if (a.empty()) ++v2_;
+        for (const auto& [k, _] : v.named) {
+          const bool in1 = std::find(a.begin(), a.end(), k) != a.end(), in2 = std::find(b.begin(), b.end(), k) != b.end();
+          if (in1 && !in2 && !a.empty() && !b.empty()) ++v1_;
+          if (in2 && !in1 && !a.empty() && !b.empty()) ++v2_;
+        }
+      }
+    }
+    for (const Value& i : v.items) survey(i);
+    for (const auto& [_, i] : v.named) survey(i);
+  }
+
+  int version() const { return v1_ > v2_ ? 1 : v2_ > v1_ ? 2 : 0; }
+
+  json transform(const Value& call, const std::string& where) {
+    places_[where] = src_.where(call.at);
+    const std::string name = call.short_name();
+    json t = json::object();
+    t["__class_fullname__"] = name;
+    const std::vector<std::string> names = positional(call);
+    for (std::size_t i = 0; i < call.items.size(); ++i) put(t, name, names[i], call.items[i], where);
+    for (const auto& [k, v] : call.named) put(t, name, k, v, where);
+    const Signature* s = find_signature(name);
+    if (s && s->p >= 0 && !t.contains("p")) t["p"] = s->p;
+    return t;
+  }
+
+ private:
+  [[noreturn]] void fail(const Value& at, const std::string& what) const {
+    throw PipelineError(src_.where(at.at) + ": " + what);
+  }
+
+  void put(json& t, const std::string& name, const std::string& key, const Value& v, const std::string& where) {
+    if (key == "transforms" && is_composition(name)) {
+      if (v.kind != Kind::list && v.kind != Kind::tuple) fail(v, "transforms must be a list of transforms, not " + v.repr());
+      json list = json::array();
+      for (std::size_t i = 0; i < v.items.size(); ++i) {
+        const Value& c = v.items[i];
+        if (c.kind != Kind::call) fail(c, c.repr() + " in " + name + "'s transforms is not a transform");
+        list.push_back(transform(c, where + "/transforms/" + std::to_string(i)));
+      }
+      t[key] = list;
+      return;
+    }
+    t[key] = value(v, where);
+  }
+
+  json value(const Value& v, const std::string& where) {
+    switch (v.kind) {
+      case Kind::none: return nullptr;
+      case Kind::boolean: return v.b;
+      case Kind::integer: return v.i;
+      case Kind::real: return v.f;
+      case Kind::string:
+      case Kind::symbol: return v.s;
+      case Kind::tuple:
+      case Kind::list: {
+        json a = json::array();
+        for (const Value& i : v.items) a.push_back(value(i, where));
+        return a;
+      }
+      case Kind::dict: {
+        json o = json::object();
+        for (const auto& [k, i] : v.named) o[k] = value(i, where);
+        return o;
+      }
+      case Kind::call: {
+        json o = transform(v, where + "/" + v.short_name());
+        const Signature* s = find_signature(v.short_name());
+        if (s && s->p < 0) o.erase("__class_fullname__");  // BboxParams: saved as its parameters
+        return o;
+      }
+    }
+    return nullptr;
+  }
+
+  std::string call_text(const Value& call) const { return call.written.empty() ? call.short_name() : call.written; }
+
+  // The parameter names of the call's positional arguments, by the signature of 1.x or 2.x.
+  std::vector<std::string> positional(const Value& call) {
+    const std::size_t n = call.items.size();
+    if (n == 0) return {};
+    const Signature* s = find_signature(call.short_name());
+    if (!s) {
+      // A transform augment does not have: the import lists it; its arguments do not matter.
+      std::vector<std::string> names;
+      for (std::size_t i = 0; i < n; ++i) names.push_back("__positional_" + std::to_string(i));
+      return names;
+    }
+    const std::vector<std::string> sig[2] = {words(s->v1), words(s->v2)};
+    // The index of the first argument that does not fit (n: all fit).
+    auto misfit = [&](const std::vector<std::string>& names) -> std::size_t {
+      if (names.empty()) return 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i >= names.size() || !fits(names[i], call.items[i])) return i;
+        for (const auto& kv : call.named)
+          if (kv.first == names[i]) return i;
+      }
+      return n;
+    };
+    const std::size_t m[2] = {misfit(sig[0]), misfit(sig[1])};
+    auto prefix = [&](int v) { return std::vector<std::string>(sig[v].begin(), sig[v].begin() + static_cast<long>(n)); };
+    auto listed = [&](int v) {
+      std::vector<std::string> p(sig[v].begin(), sig[v].begin() + static_cast<long>(std::min(n, sig[v].size())));
+      return "(" + join(p, ", ") + ")";
+    };
+    const std::string what = call_text(call) + "(...)";
+    if (m[0] == n && m[1] == n) {
+      if (prefix(0) == prefix(1)) return prefix(0);
+      // Both read them, differently: the call's own keywords, then the file's, then 1.x.
+      int v = 0;
+      std::string why;
+      int own1 = 0, own2 = 0;
+      for (const auto& kv : call.named) {
+        const bool in1 = std::find(sig[0].begin(), sig[0].end(), kv.first) != sig[0].end();
+        const bool in2 = std::find(sig[1].begin(), sig[1].end(), kv.first) != sig[1].end();
+        own1 += in1 && !in2;
+        own2 += in2 && !in1;
+      }
+      if (own1 != own2) {
+        v = own1 > own2 ? 0 : 1;
+        why = "its keyword arguments are " + std::string(v == 0 ? "1.x's" : "2.x's");
+      } else if (version() != 0) {
+        v = version() - 1;
+        why = "the file's other calls are written for " + std::string(v == 0 ? "1.x" : "2.x");
+      } else {
+        why = "nothing in the file tells the release; pass them by name to be sure";
+      }
+      notes_.push_back(src_.where(call.at) + ": " + what + ": positional arguments read as Albumentations " +
+                       (v == 0 ? "1.x's " : "2.x's ") + listed(v) + ", not " + (v == 0 ? "2.x's " : "1.x's ") +
+                       listed(1 - v) + " (" + why + ")");
+      return prefix(v);
+    }
+    for (int v = 0; v < 2; ++v)
+      if (m[v] == n) {
+        if (!sig[1 - v].empty() && prefix(v) != std::vector<std::string>(sig[1 - v].begin(), sig[1 - v].begin() + static_cast<long>(std::min(n, sig[1 - v].size()))))
+          notes_.push_back(src_.where(call.at) + ": " + what + ": positional arguments read as Albumentations " +
+                           (v == 0 ? "1.x's " : "2.x's ") + listed(v) + "; they do not fit " + (v == 0 ? "2.x's " : "1.x's ") +
+                           listed(1 - v));
+        return prefix(v);
+      }
+    // Neither release places them: name the first argument that cannot be placed.
+    const std::size_t at = std::max(m[0], m[1]);
+    auto takes = [&](int v) {
+      return sig[v].empty() ? std::string(v == 0 ? "1.x has no " : "2.x has no ") + call.short_name()
+                            : std::string(v == 0 ? "1.x takes (" : "2.x takes (") + join(sig[v], ", ") + ")";
+    };
+    const Value& arg = call.items[std::min(at, n - 1)];
+    if ((sig[0].empty() || at >= sig[0].size()) && (sig[1].empty() || at >= sig[1].size()))
+      fail(arg, what + ": positional argument " + std::to_string(at + 1) + " (" + arg.repr() +
+                    ") is one too many: Albumentations " + takes(0) + "; " + takes(1));
+    std::string reason;
+    for (int v = 0; v < 2; ++v) {
+      std::string r;
+      if (sig[v].empty() || m[v] >= sig[v].size()) {
+        r = takes(v);
+      } else {
+        const std::string& param = sig[v][m[v]];
+        const bool repeated =
+            std::any_of(call.named.begin(), call.named.end(), [&](const auto& kv) { return kv.first == param; });
+        r = (v == 0 ? "1.x: " : "2.x: ") + (repeated ? "argument " + std::to_string(m[v] + 1) + " is " + param +
+                                                           ", also given by name"
+                                                     : "argument " + std::to_string(m[v] + 1) + " (" +
+                                                           call.items[m[v]].repr() + ") is not a " + param);
+      }
+      reason += (reason.empty() ? "" : "; ") + r;
+    }
+    fail(arg, what + ": positional argument " + std::to_string(at + 1) + " (" + arg.repr() +
+                  ") cannot be placed: Albumentations " + reason);
+  }
+
+  const py::Source& src_;
+  std::vector<std::string>& notes_;
+  TransformPlaces& places_;
+  int v1_ = 0, v2_ = 0;
+};
+
+// ------------------------------------------------------------------------------------------------
+// torchvision: each transform's positional parameters (transforms and transforms.v2 agree) and its
+// stage.
+
+class TvArgs;
+using TvConvert = ojson (*)(const TvArgs&);
+
+struct TvRule {
+  const char* name;
+  const char* params;  // positional order
+  double p;            // the transform's probability when it has one as a parameter, else 1
+  const char* stage;   // for the table
+  const char* how;
+  TvConvert convert;
+};
+
+class TvArgs {
+ public:
+  TvArgs(const py::Source& src, const Value& call, std::vector<std::string>& notes) : src_(src), call_(call), notes_(notes) {}
+
+  void bind(const std::vector<std::string>& names) {
+    for (std::size_t i = 0; i < call_.items.size(); ++i) {
+      if (i >= names.size())
+        fail(call_.items[i], text() + "(...): positional argument " + std::to_string(i + 1) + " (" + call_.items[i].repr() +
+                                 ") is one too many: torchvision's " + call_.short_name() + " takes (" + join(names, ", ") + ")");
+      args_[names[i]] = &call_.items[i];
+    }
+    for (const auto& [k, v] : call_.named) {
+      if (args_.count(k)) fail(v, text() + "(...): " + k + " is given twice");
+      if (std::find(names.begin(), names.end(), k) == names.end())
+        fail(v, text() + "(...): torchvision's " + call_.short_name() + " has no parameter " + k + " (it takes " + join(names, ", ") + ")");
+      args_[k] = &v;
+    }
+  }
+
+  std::string text() const { return call_.written.empty() ? call_.short_name() : call_.written; }
+  const Value& call() const { return call_; }
+  // A parameter given and not None.
+  const Value* get(const std::string& k) const {
+    const auto it = args_.find(k);
+    return it == args_.end() || it->second->kind == Kind::none ? nullptr : it->second;
+  }
+  bool has(const std::string& k) const { return get(k) != nullptr; }
+  [[noreturn]] void fail(const Value& at, const std::string& what) const { throw PipelineError(src_.where(at.at) + ": " + what); }
+  [[noreturn]] void bad(const std::string& k, const std::string& what) const {
+    fail(*get(k), text() + "(...): " + k + " " + what + ", not " + get(k)->repr());
+  }
+  void note(const std::string& what) const { notes_.push_back(src_.where(call_.at) + ": " + text() + ": " + what); }
+
+  double number(const std::string& k, double fallback) const {
+    const Value* v = get(k);
+    if (!v) return fallback;
+    if (!v->is_number()) bad(k, "must be a number");
+    return v->number();
+  }
+  bool flag(const std::string& k, bool fallback) const {
+    const Value* v = get(k);
+    if (!v) return fallback;
+    if (v->kind != Kind::boolean) bad(k, "must be True or False");
+    return v->b;
+  }
+  // A number as itself, a sequence of numbers as a list.
+  ojson numbers(const std::string& k) const {
+    const Value* v = get(k);
+    if (v->is_number()) return num(*v);
+    if ((v->kind == Kind::tuple || v->kind == Kind::list) &&
+        std::all_of(v->items.begin(), v->items.end(), [](const Value& i) { return i.is_number(); })) {
+      ojson a = ojson::array();
+      for (const Value& i : v->items) a.push_back(num(i));
+      return a;
+    }
+    bad(k, "must be a number or a sequence of numbers");
+  }
+  static ojson num(const Value& v) { return v.kind == Kind::integer ? ojson(v.i) : ojson(v.f); }
+  // [lo, hi] from a pair.
+  ojson pair(const std::string& k) const {
+    const ojson a = numbers(k);
+    if (!a.is_array() || a.size() != 2) bad(k, "must be a pair (lo, hi)");
+    return a;
+  }
+  // torchvision's size: an int (both sides), (h, w) or [s]; as [width, height].
+  ojson size(const std::string& k = "size") const {
+    const ojson a = numbers(k);
+    if (a.is_number_integer()) return ojson::array({a, a});
+    if (a.is_array() && a.size() == 1 && a[0].is_number_integer()) return ojson::array({a[0], a[0]});
+    if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) return ojson::array({a[1], a[0]});
+    bad(k, "must be an int or (height, width)");
+  }
+  // degrees d -> [-d, d]; (lo, hi) as is.
+  ojson degrees(const std::string& k) const {
+    const ojson a = numbers(k);
+    if (a.is_number()) {
+      const double d = std::fabs(a.get<double>());
+      return d == 0 ? ojson(0) : ojson::array({-d, d});
+    }
+    if (a.size() != 2) bad(k, "must be a number or (lo, hi)");
+    return a;
+  }
+  std::string interpolation(const std::string& fallback) const {
+    const Value* v = get("interpolation");
+    if (!v) return fallback;
+    if (v->kind == Kind::integer) {  // PIL's codes, which torchvision once took
+      if (v->i == 0) return "nearest";
+      if (v->i == 2) return "bilinear";
+      if (v->i == 3) return "bicubic";
+    }
+    if (v->kind == Kind::symbol) {
+      const std::string s = v->s;
+      if (s == "InterpolationMode.NEAREST") return "nearest";
+      if (s == "InterpolationMode.BILINEAR") return "bilinear";
+      if (s == "InterpolationMode.BICUBIC") return "bicubic";
+    }
+    bad("interpolation", "has no stage equivalent (NEAREST, BILINEAR or BICUBIC)");
+  }
+  std::string padding_mode() const {
+    const Value* v = get("padding_mode");
+    if (!v) return "constant";
+    if (v->kind == Kind::string) {
+      if (v->s == "constant") return "constant";
+      if (v->s == "edge") return "replicate";
+      if (v->s == "reflect") return "reflect101";  // torch's reflect does not repeat the edge
+      if (v->s == "symmetric") return "reflect";
+    }
+    bad("padding_mode", "must be constant, edge, reflect or symmetric");
+  }
+  void fill(ojson& s) const {
+    if (!has("fill")) return;
+    const Value& v = *get("fill");
+    if (v.kind == Kind::dict) bad("fill", "per type (a dict) has no stage equivalent; give a number or one per channel");
+    s["fill"] = numbers("fill");
+  }
+  // center (x, y) with the origin at the top-left corner -> pixel-centre coordinates.
+  void center(ojson& s) const {
+    if (!has("center")) return;
+    const ojson c = numbers("center");
+    if (!c.is_array() || c.size() != 2) bad("center", "must be (x, y)");
+    s["center"] = ojson::array({c[0].get<double>() - 0.5, c[1].get<double>() - 0.5});
+  }
+
+ private:
+  const py::Source& src_;
+  const Value& call_;
+  std::vector<std::string>& notes_;
+  std::map<std::string, const Value*> args_;
+};
+
+ojson with_stage(const char* name) { return ojson{{"stage", name}}; }
+
+const char* kAntialias =
+    "resize samples without low-pass filtering when shrinking (OpenCV's INTER_LINEAR), where torchvision antialiases "
+    "(antialias=True, and always for PIL images); interpolation area is the closest for large reductions";
+
+const std::vector<TvRule>& tv_rules() {
+  static const std::vector<TvRule> r = {
+      {"RandomResizedCrop", "size scale ratio interpolation antialias", 1, "random_resized_crop",
+       "size (h, w) becomes [w, h]; scale, ratio, interpolation",
+       [](const TvArgs& a) {
+         ojson s = with_stage("random_resized_crop");
+         s["size"] = a.size();
+         if (a.has("scale")) s["scale"] = a.pair("scale");
+         if (a.has("ratio")) s["ratio"] = a.pair("ratio");
+         s["interpolation"] = a.interpolation("bilinear");
+         if (s["interpolation"] != "nearest" && a.flag("antialias", true)) a.note(kAntialias);
+         return s;
+       }},
+      {"RandomHorizontalFlip", "p", 0.5, "flip", "direction horizontal",
+       [](const TvArgs&) { return ojson{{"stage", "flip"}, {"direction", "horizontal"}}; }},
+      {"RandomVerticalFlip", "p", 0.5, "flip", "direction vertical",
+       [](const TvArgs&) { return ojson{{"stage", "flip"}, {"direction", "vertical"}}; }},
+      {"RandomCrop", "size padding pad_if_needed fill padding_mode", 1, "crop",
+       "position random; padding, pad_if_needed, fill, padding_mode (edge: replicate, reflect: reflect101, symmetric: "
+       "reflect)",
+       [](const TvArgs& a) {
+         ojson s = with_stage("crop");
+         s["size"] = a.size();
+         s["position"] = "random";
+         if (a.has("padding")) s["padding"] = a.numbers("padding");
+         if (a.flag("pad_if_needed", false)) s["pad_if_needed"] = true;
+         if (a.has("padding") || a.flag("pad_if_needed", false)) {
+           s["border"] = a.padding_mode();
+           a.fill(s);
+         }
+         return s;
+       }},
+      {"CenterCrop", "size", 1, "crop", "position center",
+       [](const TvArgs& a) {
+         ojson s = with_stage("crop");
+         s["size"] = a.size();
+         s["position"] = "center";
+         return s;
+       }},
+      {"Resize", "size interpolation max_size antialias", 1, "resize",
+       "an int is short_side, (h, w) is size [w, h]; interpolation; max_size is refused",
+       [](const TvArgs& a) {
+         ojson s = with_stage("resize");
+         const ojson n = a.numbers("size");
+         if (a.has("max_size"))
+           a.fail(*a.get("max_size"), a.text() + "(...): max_size " + a.get("max_size")->repr() +
+                                          " has no stage equivalent (resize takes a short side or a long side, not "
+                                          "both); remove it");
+         if (n.is_number_integer()) s["short_side"] = n;
+         else if (n.is_array() && n.size() == 1 && n[0].is_number_integer()) s["short_side"] = n[0];
+         else s["size"] = a.size();
+         s["interpolation"] = a.interpolation("bilinear");
+         if (s["interpolation"] != "nearest" && a.flag("antialias", true)) a.note(kAntialias);
+         return s;
+       }},
+      {"Pad", "padding fill padding_mode", 1, "pad", "padding, fill, padding_mode as RandomCrop's",
+       [](const TvArgs& a) {
+         ojson s = with_stage("pad");
+         s["padding"] = a.numbers("padding");
+         s["border"] = a.padding_mode();
+         a.fill(s);
+         return s;
+       }},
+      {"RandomRotation", "degrees interpolation expand center fill", 1, "rotate",
+       "degrees d is angle [-d, d] (counter-clockwise); interpolation (default nearest), expand, center, fill",
+       [](const TvArgs& a) {
+         ojson s = with_stage("rotate");
+         s["angle"] = a.degrees("degrees");
+         s["interpolation"] = a.interpolation("nearest");
+         if (a.flag("expand", false)) s["expand"] = true;
+         a.center(s);
+         a.fill(s);
+         return s;
+       }},
+      {"RandomAffine", "degrees translate scale shear interpolation fill center", 1, "affine",
+       "degrees is angle [-d, d]; translate, scale, shear (s, (lo, hi) or four values); interpolation (default nearest), "
+       "fill, center",
+       [](const TvArgs& a) {
+         ojson s = with_stage("affine");
+         const ojson angle = a.degrees("degrees");
+         if (angle != ojson(0)) s["angle"] = angle;
+         if (a.has("translate")) s["translate"] = a.pair("translate");
+         if (a.has("scale")) s["scale"] = a.pair("scale");
+         if (a.has("shear")) s["shear"] = a.numbers("shear");
+         s["interpolation"] = a.interpolation("nearest");
+         a.fill(s);
+         a.center(s);
+         return s;
+       }},
+      {"RandomPerspective", "distortion_scale p interpolation fill", 0.5, "perspective",
+       "distortion_scale, interpolation, fill",
+       [](const TvArgs& a) {
+         ojson s = with_stage("perspective");
+         if (a.has("distortion_scale")) s["distortion_scale"] = a.numbers("distortion_scale");
+         s["interpolation"] = a.interpolation("bilinear");
+         a.fill(s);
+         return s;
+       }},
+      {"ColorJitter", "brightness contrast saturation hue", 1, "color_jitter", "brightness, contrast, saturation, hue as they are",
+       [](const TvArgs& a) {
+         ojson s = with_stage("color_jitter");
+         for (const char* k : {"brightness", "contrast", "saturation", "hue"})
+           if (a.has(k)) {
+             const ojson v = a.numbers(k);
+             if (!(v.is_number() && v.get<double>() == 0)) s[k] = v;
+           }
+         return s;
+       }},
+      {"RandomGrayscale", "p", 0.1, "grayscale", "the channel count is kept",
+       [](const TvArgs&) { return with_stage("grayscale"); }},
+      {"Grayscale", "num_output_channels", 1, "grayscale", "the channel count is kept (num_output_channels 1 gets a note)",
+       [](const TvArgs& a) {
+         if (a.number("num_output_channels", 1) == 1)
+           a.note("num_output_channels 1: grayscale keeps the image's channels (three equal ones), it does not make one");
+         return with_stage("grayscale");
+       }},
+      {"GaussianBlur", "kernel_size sigma", 1, "gaussian_blur",
+       "kernel_size (one odd size), sigma (default (0.1, 2.0)); torch's reflect border is reflect101",
+       [](const TvArgs& a) {
+         ojson s = with_stage("gaussian_blur");
+         const ojson k = a.numbers("kernel_size");
+         if (k.is_array() && (k.size() != 2 || k[0] != k[1]))
+           a.bad("kernel_size", "must be one size (the stage's kernel is square)");
+         s["kernel_size"] = k.is_array() ? k[0] : k;
+         s["sigma"] = a.has("sigma") ? a.numbers("sigma") : ojson::array({0.1, 2.0});
+         if (s["sigma"].is_array() && s["sigma"].size() == 2 && s["sigma"][0] == s["sigma"][1]) s["sigma"] = s["sigma"][0];
+         return s;
+       }},
+      {"RandomInvert", "p", 0.5, "invert", "", [](const TvArgs&) { return with_stage("invert"); }},
+      {"RandomPosterize", "bits p", 0.5, "posterize", "bits",
+       [](const TvArgs& a) {
+         ojson s = with_stage("posterize");
+         s["bits"] = a.numbers("bits");
+         return s;
+       }},
+      {"RandomSolarize", "threshold p", 0.5, "solarize",
+       "threshold in pixel values (above 1) becomes a fraction of 255; one of at most 1 is taken as a fraction",
+       [](const TvArgs& a) {
+         ojson s = with_stage("solarize");
+         const double t = a.number("threshold", 0);
+         if (t > 1) {
+           s["threshold"] = t / 255.0;
+         } else {
+           s["threshold"] = t;
+           a.note("threshold " + format_number(t) + " read as a fraction of the range (a float image's threshold)");
+         }
+         return s;
+       }},
+      {"RandomAdjustSharpness", "sharpness_factor p", 0.5, "sharpness", "sharpness_factor is factor",
+       [](const TvArgs& a) {
+         ojson s = with_stage("sharpness");
+         s["factor"] = a.numbers("sharpness_factor");
+         return s;
+       }},
+      {"RandomAutocontrast", "p", 0.5, "autocontrast", "", [](const TvArgs&) { return with_stage("autocontrast"); }},
+      {"RandomEqualize", "p", 0.5, "equalize", "", [](const TvArgs&) { return with_stage("equalize"); }},
+      {"RandAugment", "num_ops magnitude num_magnitude_bins interpolation fill", 1, "rand_augment",
+       "num_ops, magnitude, num_magnitude_bins, interpolation, fill",
+       [](const TvArgs& a) {
+         ojson s = with_stage("rand_augment");
+         for (const char* k : {"num_ops", "magnitude", "num_magnitude_bins"})
+           if (a.has(k)) s[k] = a.numbers(k);
+         if (a.has("interpolation")) s["interpolation"] = a.interpolation("nearest");
+         a.fill(s);
+         return s;
+       }},
+      {"TrivialAugmentWide", "num_magnitude_bins interpolation fill", 1, "trivial_augment",
+       "num_magnitude_bins, interpolation, fill",
+       [](const TvArgs& a) {
+         ojson s = with_stage("trivial_augment");
+         if (a.has("num_magnitude_bins")) s["num_magnitude_bins"] = a.numbers("num_magnitude_bins");
+         if (a.has("interpolation")) s["interpolation"] = a.interpolation("nearest");
+         a.fill(s);
+         return s;
+       }},
+      {"AutoAugment", "policy interpolation fill", 1, "auto_augment",
+       "policy (AutoAugmentPolicy.IMAGENET, CIFAR10, SVHN), interpolation, fill",
+       [](const TvArgs& a) {
+         ojson s = with_stage("auto_augment");
+         if (const Value* p = a.get("policy")) {
+           const std::string word = p->kind == Kind::symbol && p->s.rfind("AutoAugmentPolicy.", 0) == 0 ? p->s.substr(18) : "";
+           if (word == "IMAGENET") s["policy"] = "imagenet";
+           else if (word == "CIFAR10") s["policy"] = "cifar10";
+           else if (word == "SVHN") s["policy"] = "svhn";
+           else a.bad("policy", "must be AutoAugmentPolicy.IMAGENET, CIFAR10 or SVHN");
+         }
+         if (a.has("interpolation")) s["interpolation"] = a.interpolation("nearest");
+         a.fill(s);
+         return s;
+       }},
+      {"RandomErasing", "p scale ratio value inplace", 0.5, "random_erasing",
+       "scale, ratio, value (fractions of the range; \"random\" is random)",
+       [](const TvArgs& a) {
+         ojson s = with_stage("random_erasing");
+         if (a.has("scale")) s["scale"] = a.pair("scale");
+         if (a.has("ratio")) s["ratio"] = a.pair("ratio");
+         if (const Value* v = a.get("value")) {
+           if (v->kind == Kind::string) {
+             if (v->s != "random") a.bad("value", "must be a number, one per channel or \"random\"");
+             s["random"] = true;
+           } else {
+             s["value"] = a.numbers("value");
+           }
+         }
+         return s;
+       }},
+      {"RandomChannelPermutation", "", 1, "channel_shuffle", "p 1", [](const TvArgs&) { return with_stage("channel_shuffle"); }},
+      {"GaussianNoise", "mean sigma clip", 1, "gaussian_noise", "mean, sigma (fractions of the range), clip",
+       [](const TvArgs& a) {
+         ojson s = with_stage("gaussian_noise");
+         if (a.has("mean")) s["mean"] = a.numbers("mean");
+         if (a.has("sigma")) s["sigma"] = a.numbers("sigma");
+         if (a.has("clip")) s["clip"] = a.flag("clip", true);
+         return s;
+       }},
+      {"JPEG", "quality", 1, "jpeg", "quality (an int or (lo, hi))",
+       [](const TvArgs& a) {
+         ojson s = with_stage("jpeg");
+         s["quality"] = a.numbers("quality");
+         return s;
+       }},
+  };
+  return r;
+}
+
+// Compositions and the transforms left out (with their parameters, so that their arguments are
+// checked as the others' are).
+struct TvOther {
+  const char* name;
+  const char* params;
+};
+const std::vector<TvOther>& tv_compositions() {
+  static const std::vector<TvOther> c = {
+      {"Compose", "transforms"}, {"RandomApply", "transforms p"}, {"RandomChoice", "transforms p"}};
+  return c;
+}
+const std::vector<TvOther>& tv_left_out() {
+  static const std::vector<TvOther> l = {{"ToTensor", ""},
+                                         {"PILToTensor", ""},
+                                         {"ToImage", ""},
+                                         {"ToPureTensor", ""},
+                                         {"ToPILImage", "mode"},
+                                         {"ToDtype", "dtype scale"},
+                                         {"ConvertImageDtype", "dtype"},
+                                         {"Normalize", "mean std inplace"},
+                                         {"SanitizeBoundingBoxes", "min_size labels_getter"},
+                                         {"ClampBoundingBoxes", ""},
+                                         {"ConvertBoundingBoxFormat", "format"}};
+  return l;
+}
+
+struct TvMissing {
+  const char* name;
+  const char* closest;
+  const char* why;
+};
+const std::vector<TvMissing>& tv_missing() {
+  static const std::vector<TvMissing> m = {
+      {"ElasticTransform", "elastic",
+       "torchvision's alpha is divided by the image size; elastic takes Kornia's alpha, kernel_size and sigma"},
+      {"RandomOrder", "some_of", "some_of keeps the listed order"},
+      {"AugMix", nullptr, "it mixes several augmented chains"},
+      {"RandomIoUCrop", "crop", "it draws crops by their overlap with the boxes"},
+      {"RandomZoomOut", "pad", "a random canvas size and position"},
+      {"RandomPhotometricDistort", "color_jitter", "its own order and channel permutation"},
+      {"ScaleJitter", "resize", ""},
+      {"RandomShortestSize", "resize", "short_side drawn from a list, with max_size"},
+      {"RandomResize", "resize", "short_side [lo, hi] draws the short side, not the size"},
+      {"FiveCrop", "crop", "it returns several images"},
+      {"TenCrop", "crop", "it returns several images"},
+      {"LinearTransformation", nullptr, "a whitening matrix"},
+      {"Lambda", nullptr, "arbitrary Python code"},
+      {"CutMix", nullptr, "it mixes the images of a batch"},
+      {"MixUp", nullptr, "it mixes the images of a batch"},
+  };
+  return m;
+}
+
+template <typename T>
+const T* find_named(const std::vector<T>& v, const std::string& name) {
+  for (const T& x : v)
+    if (name == x.name) return &x;
+  return nullptr;
+}
+
+class TvImporter {
+ public:
+  TvImporter(const py::Source& src, Imported& out) : src_(src), out_(out) {}
+
+  ojson list(const TvArgs& parent, const std::string& pointer) {
+    const Value* v = parent.get("transforms");
+    if (!v || (v->kind != Kind::list && v->kind != Kind::tuple))
+      parent.fail(v ? *v : parent.call(), parent.text() + "(...): transforms must be a list of transforms");
+    ojson stages = ojson::array();
+    for (const Value& c : v->items) {
+      if (c.kind != Kind::call) parent.fail(c, c.repr() + " in " + parent.text() + "'s transforms is not a transform");
+      const std::string ptr = pointer + "/" + std::to_string(stages.size());
+      ojson s = node(c, ptr);
+      if (s.is_null()) continue;
+      out_.stage_places.emplace_back(ptr, src_.where(c.at));
+      stages.push_back(std::move(s));
+    }
+    return stages;
+  }
+
+  ojson node(const Value& c, const std::string& pointer) {
+    const std::string name = c.short_name();
+    TvArgs a(src_, c, out_.notes);
+    if (c.s.rfind("torchvision.transforms.", 0) != 0)
+      a.fail(c, a.text() + "(...) is not a torchvision transform");
+    if (const TvOther* comp = find_named(tv_compositions(), name)) {
+      a.bind(words(comp->params));
+      ojson s;
+      if (name == "RandomChoice") {
+        s = ojson{{"stage", "one_of"}};
+        s["stages"] = list(a, pointer + "/stages");
+        if (a.has("p")) {
+          const ojson w = a.numbers("p");
+          if (!w.is_array() || w.size() != s["stages"].size())
+            a.bad("p", "must be one weight per transform");
+          s["weights"] = w;
+        }
+      } else {
+        s = ojson{{"stage", "sequence"}};
+        s["stages"] = list(a, pointer + "/stages");
+        const double p = name == "RandomApply" ? a.number("p", 0.5) : 1.0;
+        if (p != 1.0) s["p"] = p;
+      }
+      if (s["stages"].empty()) {
+        a.note(name + " left out: none of its transforms remains");
+        return nullptr;
+      }
+      return s;
+    }
+    if (const TvOther* l = find_named(tv_left_out(), name)) {
+      a.bind(words(l->params));
+      out_.notes.push_back(src_.where(c.at) + ": " + a.text() + " left out: " +
+                           (name == "SanitizeBoundingBoxes"
+                                ? "augment drops the boxes that leave the image, and the labels block's min_size, "
+                                  "min_area and min_visibility drop small ones (docs/labels.md)"
+                                : "augment writes image files; do it in the training loader"));
+      return nullptr;
+    }
+    const TvRule* r = find_named(tv_rules(), name);
+    if (!r) {
+      const TvMissing* m = find_named(tv_missing(), name);
+      std::string what = " (no close stage)";
+      if (m && m->closest) what = std::string(" (closest stage: ") + m->closest + (*m->why ? "; " : "") + m->why + ")";
+      else if (m) what = std::string(" (no close stage: ") + m->why + ")";
+      missing_.push_back(src_.where(c.at) + ": " + name + what);
+      return nullptr;
+    }
+    a.bind(words(r->params));
+    ojson s = r->convert(a);
+    const std::vector<std::string> params = words(r->params);
+    const double p = std::find(params.begin(), params.end(), "p") != params.end() ? a.number("p", r->p) : r->p;
+    const StageSpec* spec = find_spec(s.value("stage", std::string()));
+    if (p != 1.0 || (spec && spec->default_p != 1.0)) s["p"] = p;
+    return s;
+  }
+
+  const std::vector<std::string>& missing() const { return missing_; }
+
+ private:
+  const py::Source& src_;
+  Imported& out_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace
+
+bool albumentations_signature_known(const std::string& name) { return find_signature(name) != nullptr; }
+
+json albumentations_saved(const py::Source& source, const Value& compose, std::vector<std::string>& notes,
+                          TransformPlaces& places) {
+  AlbumentationsWriter w(source, notes, places);
+  w.survey(compose);
+  json saved = json::object();
+  saved["__version__"] = w.version() == 1 ? "1.x" : w.version() == 2 ? "2.x" : "1.x or 2.x";
+  saved["transform"] = w.transform(compose, "transform");
+  return saved;
+}
+
+namespace {
+
+void dedupe(std::vector<std::string>& notes) {
+  std::vector<std::string> out;
+  for (const std::string& n : notes)
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  notes = std::move(out);
+}
+
+}  // namespace
+
+Imported import_albumentations_python(const std::string& path, const std::string& name) {
+  const py::Source src = py::Source::read(path);
+  const py::Found found = src.pick("albumentations", name);
+  std::vector<std::string> notes;
+  const Value compose = src.evaluate(found, notes);
+  TransformPlaces places;
+  const json saved = albumentations_saved(src, compose, notes, places);
+  Imported out = import_albumentations(saved, path, &places);
+  out.notes.insert(out.notes.begin(), notes.begin(), notes.end());
+  dedupe(out.notes);
+  out.pipeline["description"] = "Imported from " + path + " (" + found.label + ", line " + std::to_string(found.at.line) +
+                                "; Albumentations " + saved["__version__"].get<std::string>() +
+                                ") by augment import albumentations.";
+  check_imported(out, path);
+  return out;
+}
+
+Imported torchvision_pipeline(const py::Source& source, const Value& compose) {
+  Imported out;
+  TvImporter imp(source, out);
+  TvArgs top(source, compose, out.notes);
+  top.bind({"transforms"});
+  const ojson stages = imp.list(top, "/stages");
+  if (!imp.missing().empty()) {
+    std::string msg = source.path() + ": " + std::to_string(imp.missing().size()) +
+                      " transform(s) augment does not have; replace or remove them and import again:";
+    for (const std::string& m : imp.missing()) msg += "\n  " + m;
+    throw PipelineError(msg);
+  }
+  out.pipeline["version"] = 1;
+  out.pipeline["description"] = "Imported from " + source.path() + " (torchvision) by augment import torchvision.";
+  out.pipeline["stages"] = stages;
+  return out;
+}
+
+Imported import_torchvision_python(const std::string& path, const std::string& name) {
+  const py::Source src = py::Source::read(path);
+  const py::Found found = src.pick("torchvision", name);
+  std::vector<std::string> notes;
+  const Value compose = src.evaluate(found, notes);
+  Imported out = torchvision_pipeline(src, compose);
+  out.notes.insert(out.notes.begin(), notes.begin(), notes.end());
+  dedupe(out.notes);
+  out.pipeline["description"] = "Imported from " + path + " (" + found.label + ", line " + std::to_string(found.at.line) +
+                                "; torchvision) by augment import torchvision.";
+  check_imported(out, path);
+  return out;
+}
+
+std::string torchvision_table_markdown() {
+  struct Row {
+    std::string name, cell, how;
+  };
+  std::vector<Row> rows;
+  for (const TvRule& r : tv_rules()) {
+    std::string how = r.how;
+    if (r.p != 1) how += std::string(how.empty() ? "" : "; ") + "p (default " + format_number(r.p) + ")";
+    rows.push_back({r.name, std::string("`") + r.stage + "`", how});
+  }
+  for (const TvMissing& m : tv_missing())
+    rows.push_back({m.name, m.closest ? std::string("not available (closest: `") + m.closest + "`)" : "not available", m.why});
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
+  std::ostringstream o;
+  o << "| torchvision (transforms, transforms.v2) | augment | how |\n|---|---|---|\n";
+  for (const Row& r : rows) o << "| " << r.name << " | " << r.cell << " | " << r.how << " |\n";
+  o << "| Compose | `sequence` (the top Compose: the pipeline) | |\n"
+    << "| RandomApply | `sequence` with p | p (default 0.5) |\n"
+    << "| RandomChoice | `one_of` | p becomes `weights` |\n"
+    << "| ";
+  for (std::size_t i = 0; i < tv_left_out().size(); ++i) o << (i ? ", " : "") << tv_left_out()[i].name;
+  o << " | left out, with a note | they change what a training loader receives, not the image file |\n";
+  return o.str();
+}
+
+}  // namespace aug

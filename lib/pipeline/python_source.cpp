@@ -1,0 +1,1249 @@
+#include "lib/pipeline/python_source.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "lib/core/error.hpp"
+#include "lib/core/text.hpp"
+
+namespace aug::py {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+struct Token {
+  enum class Kind { name, number, string, op, newline, end };
+  Kind kind = Kind::end;
+  std::string text;   // as written (a string: its decoded value)
+  Place at;
+  bool fstring = false, bytes = false;
+};
+
+bool is_name_start(unsigned char c) { return std::isalpha(c) || c == '_' || c >= 0x80; }
+bool is_name_char(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The value of a string literal's body (between the quotes), escapes decoded unless raw.
+std::string decode(const std::string& body, bool raw) {
+  if (raw) return body;
+  std::string out;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\' || i + 1 >= body.size()) {
+      out += body[i];
+      continue;
+    }
+    const char c = body[++i];
+    auto hex = [&](std::size_t n) {
+      std::uint32_t v = 0;
+      std::size_t k = 0;
+      for (; k < n && i + 1 < body.size() && std::isxdigit(static_cast<unsigned char>(body[i + 1])); ++k, ++i)
+        v = v * 16 + static_cast<std::uint32_t>(std::stoi(std::string(1, body[i + 1]), nullptr, 16));
+      return v;
+    };
+    switch (c) {
+      case '\n': break;
+      case '\\': out += '\\'; break;
+      case '\'': out += '\''; break;
+      case '"': out += '"'; break;
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'v': out += '\v'; break;
+      case 'x': append_utf8(out, hex(2)); break;
+      case 'u': append_utf8(out, hex(4)); break;
+      case 'U': append_utf8(out, hex(8)); break;
+      default:
+        if (c >= '0' && c <= '7') {
+          std::uint32_t v = static_cast<std::uint32_t>(c - '0');
+          for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7'; ++k)
+            v = v * 8 + static_cast<std::uint32_t>(body[++i] - '0');
+          append_utf8(out, v);
+        } else {
+          out += '\\';
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+class Tokenizer {
+ public:
+  Tokenizer(const std::string& text, const std::string& path) : s_(text), path_(path) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    int depth = 0;
+    bool line_has_tokens = false;
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == '#') {
+        while (i_ < s_.size() && s_[i_] != '\n') advance();
+        continue;
+      }
+      if (c == '\\' && (peek(1) == '\n' || (peek(1) == '\r' && peek(2) == '\n'))) {
+        advance();
+        if (s_[i_] == '\r') advance();
+        advance();
+        continue;
+      }
+      if (c == '\n') {
+        if (depth == 0 && line_has_tokens) {
+          out.push_back({Token::Kind::newline, "", here()});
+          line_has_tokens = false;
+        }
+        advance();
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+        advance();
+        continue;
+      }
+      line_has_tokens = true;
+      const Place at = here();
+      if (is_name_start(static_cast<unsigned char>(c))) {
+        std::string word;
+        while (i_ < s_.size() && is_name_char(static_cast<unsigned char>(s_[i_]))) word += advance();
+        if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'') && is_prefix(word)) {
+          out.push_back(string(word, at));
+          continue;
+        }
+        out.push_back({Token::Kind::name, word, at});
+        continue;
+      }
+      if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
+        out.push_back({Token::Kind::number, number(), at});
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        out.push_back(string("", at));
+        continue;
+      }
+      static const char* const ops[] = {"**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>", "<=",
+                                        ">=",  "==",  "!=",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "@="};
+      std::string op;
+      for (const char* o : ops)
+        if (s_.compare(i_, std::strlen(o), o) == 0) {
+          op = o;
+          break;
+        }
+      if (op.empty()) {
+        if (std::strchr("()[]{},:.;@=+-*/%<>&|^~!", c) == nullptr)
+          fail(at, std::string("unexpected character '") + c + "'");
+        op = std::string(1, c);
+      }
+      for (std::size_t k = 0; k < op.size(); ++k) advance();
+      if (op == "(" || op == "[" || op == "{") ++depth;
+      if ((op == ")" || op == "]" || op == "}") && depth > 0) --depth;
+      out.push_back({Token::Kind::op, op, at});
+    }
+    if (line_has_tokens) out.push_back({Token::Kind::newline, "", here()});
+    out.push_back({Token::Kind::end, "", here()});
+    return out;
+  }
+
+ private:
+  char peek(std::size_t k) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
+  Place here() const { return {line_, col_}; }
+  char advance() {
+    const char c = s_[i_++];
+    if (c == '\n') {
+      ++line_;
+      col_ = 1;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++col_;
+    }
+    return c;
+  }
+  [[noreturn]] void fail(Place at, const std::string& what) const {
+    throw PipelineError(path_ + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + what);
+  }
+
+  static bool is_prefix(std::string w) {
+    for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return w == "r" || w == "b" || w == "f" || w == "u" || w == "rb" || w == "br" || w == "fr" || w == "rf";
+  }
+
+  std::string number() {
+    std::string t;
+    const bool radix = s_[i_] == '0' && std::strchr("xXoObB", peek(1)) != nullptr && peek(1) != '\0';
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') {
+        t += advance();
+        if (!radix && (c == 'e' || c == 'E') && (peek(0) == '+' || peek(0) == '-')) t += advance();
+        continue;
+      }
+      break;
+    }
+    return t;
+  }
+
+  // A string literal from its quote; `prefix` already read.
+  Token string(const std::string& prefix, Place at) {
+    std::string lower;
+    for (char ch : prefix) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const bool raw = lower.find('r') != std::string::npos;
+    const bool f = lower.find('f') != std::string::npos;
+    const char q = s_[i_];
+    const bool triple = peek(1) == q && peek(2) == q;
+    for (int k = 0; k < (triple ? 3 : 1); ++k) advance();
+    std::string body;
+    int braces = 0;  // an f-string's replacement fields
+    while (true) {
+      if (i_ >= s_.size()) fail(at, triple ? "unterminated triple-quoted string" : "unterminated string");
+      const char c = s_[i_];
+      if (!triple && c == '\n') fail(at, "unterminated string (end of the line)");
+      if (f && braces > 0 && (c == '"' || c == '\'')) {
+        // A string inside an f-string's replacement field (Python 3.12 allows the same quote).
+        body += string("", here()).text;
+        continue;
+      }
+      if (c == '\\') {
+        body += advance();
+        if (i_ < s_.size()) body += advance();
+        continue;
+      }
+      if (f && c == '{') {
+        if (braces == 0 && peek(1) == '{') {
+          body += advance();
+          body += advance();
+          continue;
+        }
+        ++braces;
+      } else if (f && c == '}' && braces > 0) {
+        --braces;
+      } else if (braces == 0 && c == q && (!triple || (peek(1) == q && peek(2) == q))) {
+        for (int k = 0; k < (triple ? 3 : 1); ++k) advance();
+        break;
+      }
+      body += advance();
+    }
+    Token t{Token::Kind::string, decode(body, raw), at};
+    t.fstring = f;
+    t.bytes = lower.find('b') != std::string::npos;
+    return t;
+  }
+
+  const std::string& s_;
+  const std::string& path_;
+  std::size_t i_ = 0;
+  int line_ = 1, col_ = 1;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The file's structure: logical lines, scopes (functions and classes), bindings, imports.
+
+struct Scope;
+
+struct Binding {
+  std::string name;
+  std::size_t count = 1, index = 0;  // a, b = ...: the index-th of count names
+  std::size_t rhs = 0, rhs_end = 0;  // tokens of the value
+  int line = 0;
+  bool conditional = false;  // under an if / for / try at its scope's level
+  const Scope* scope = nullptr;
+};
+
+struct Parameter {
+  std::string name;
+  std::size_t def = 0, def_end = 0;  // its default's tokens (def == def_end: none)
+  Place at;
+};
+
+struct Scope {
+  enum class Kind { module, function, klass };
+  Kind kind = Kind::module;
+  std::string name;
+  int indent = -1;       // of the def / class line
+  int body_indent = -1;  // of its first body line
+  const Scope* parent = nullptr;
+  std::vector<Parameter> params;
+  int def_line = 0;
+};
+
+struct Statement {
+  std::size_t begin = 0, end = 0;  // tokens [begin, end)
+  const Scope* scope = nullptr;
+  int indent = 0;
+  bool nested = false;  // under a compound statement inside its scope
+};
+
+bool is_op(const Token& t, const char* op) { return t.kind == Token::Kind::op && t.text == op; }
+bool is_name(const Token& t, const char* w) { return t.kind == Token::Kind::name && t.text == w; }
+
+const std::vector<std::string>& keywords() {
+  static const std::vector<std::string> k = {
+      "False", "None",   "True",    "and",      "as",   "assert", "async",  "await", "break",
+      "class", "continue", "def",   "del",      "elif", "else",   "except", "finally", "for",
+      "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",   "raise",   "return",   "try",  "while",  "with",   "yield"};
+  return k;
+}
+bool is_keyword(const std::string& w) {
+  return std::find(keywords().begin(), keywords().end(), w) != keywords().end();
+}
+
+// cv2's constants that transforms take (their integer values).
+const std::map<std::string, std::int64_t>& cv2_constants() {
+  static const std::map<std::string, std::int64_t> m = {
+      {"BORDER_CONSTANT", 0},    {"BORDER_REPLICATE", 1},  {"BORDER_REFLECT", 2},     {"BORDER_WRAP", 3},
+      {"BORDER_REFLECT_101", 4}, {"BORDER_REFLECT101", 4}, {"BORDER_DEFAULT", 4},     {"BORDER_TRANSPARENT", 5},
+      {"BORDER_ISOLATED", 16},   {"INTER_NEAREST", 0},     {"INTER_LINEAR", 1},       {"INTER_CUBIC", 2},
+      {"INTER_AREA", 3},         {"INTER_LANCZOS4", 4},    {"INTER_LINEAR_EXACT", 5}, {"INTER_NEAREST_EXACT", 6},
+      {"INTER_MAX", 7},          {"WARP_FILL_OUTLIERS", 8}, {"WARP_INVERSE_MAP", 16}, {"IMWRITE_JPEG_QUALITY", 1},
+      {"IMWRITE_WEBP_QUALITY", 64}};
+  return m;
+}
+
+std::string join_dotted(const std::vector<std::string>& parts, std::size_t from = 0) {
+  std::string s;
+  for (std::size_t k = from; k < parts.size(); ++k) s += (k > from ? "." : "") + parts[k];
+  return s;
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+// The library a full name belongs to: "albumentations", "torchvision" (its transforms) or "".
+std::string library_of(const std::string& full) {
+  if (full == "albumentations" || starts_with(full, "albumentations.")) return "albumentations";
+  if (starts_with(full, "torchvision.transforms.")) return "torchvision";
+  return "";
+}
+
+std::string last_part(const std::string& full) {
+  const auto dot = full.rfind('.');
+  return dot == std::string::npos ? full : full.substr(dot + 1);
+}
+
+}  // namespace
+
+std::string Value::short_name() const { return last_part(s); }
+
+std::string Value::repr() const {
+  switch (kind) {
+    case Kind::none: return "None";
+    case Kind::boolean: return b ? "True" : "False";
+    case Kind::integer: return std::to_string(i);
+    case Kind::real: {
+      std::string t = format_number(f);  // 1.0, not 1: Python's repr of a float
+      if (t.find_first_of(".en") == std::string::npos) t += ".0";
+      return t;
+    }
+    case Kind::string: return "'" + s + "'";
+    case Kind::symbol: return s;
+    case Kind::tuple:
+    case Kind::list: {
+      std::string o = kind == Kind::tuple ? "(" : "[";
+      for (std::size_t k = 0; k < items.size(); ++k) o += (k ? ", " : "") + items[k].repr();
+      if (kind == Kind::tuple && items.size() == 1) o += ",";
+      return o + (kind == Kind::tuple ? ")" : "]");
+    }
+    case Kind::dict: {
+      std::string o = "{";
+      for (std::size_t k = 0; k < named.size(); ++k) o += (k ? ", '" : "'") + named[k].first + "': " + named[k].second.repr();
+      return o + "}";
+    }
+    case Kind::call: return (written.empty() ? short_name() : written) + "(...)";
+  }
+  return "?";
+}
+
+struct Source::Impl {
+  std::string path;
+  std::vector<Token> toks;
+  std::vector<std::unique_ptr<Scope>> scopes;  // [0]: the module
+  std::vector<Statement> statements;
+  std::vector<Binding> bindings;
+  std::map<std::string, std::string> aliases;  // local name -> full name ("A" -> "albumentations")
+  std::vector<std::string> star;               // modules imported with *
+  std::map<std::string, std::string> imported_from;  // names from other modules: name -> module
+
+  [[noreturn]] void fail(Place at, const std::string& what) const {
+    throw PipelineError(path + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + what);
+  }
+
+  // The index of the bracket closing the one at `open`.
+  std::size_t closing(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t k = open; k < toks.size(); ++k) {
+      const Token& t = toks[k];
+      if (t.kind != Token::Kind::op) continue;
+      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+      if (t.text == ")" || t.text == "]" || t.text == "}") {
+        if (--depth == 0) return k;
+      }
+    }
+    fail(toks[open].at, "'" + toks[open].text + "' is never closed");
+  }
+
+  // ---- structure
+
+  void structure() {
+    scopes.push_back(std::make_unique<Scope>());
+    std::vector<Scope*> stack = {scopes[0].get()};
+    std::size_t k = 0;
+    while (toks[k].kind != Token::Kind::end) {
+      const std::size_t begin = k;
+      while (toks[k].kind != Token::Kind::newline && toks[k].kind != Token::Kind::end) ++k;
+      const std::size_t end = k;
+      if (toks[k].kind == Token::Kind::newline) ++k;
+      if (begin == end) continue;
+      const int indent = toks[begin].at.col - 1;
+      while (stack.size() > 1 && indent <= stack.back()->indent) stack.pop_back();
+      Scope* scope = stack.back();
+      if (scope->body_indent < 0 && scope->kind != Scope::Kind::module) scope->body_indent = indent;
+      const int body_indent = scope->kind == Scope::Kind::module ? 0 : scope->body_indent;
+      logical_line(begin, end, indent, indent > body_indent, stack);
+    }
+  }
+
+  // One logical line: split at ';' and after a compound statement's ':'.
+  void logical_line(std::size_t begin, std::size_t end, int indent, bool nested, std::vector<Scope*>& stack) {
+    std::size_t k = begin;
+    std::size_t b = begin;
+    // `async def`
+    if (is_name(toks[b], "async") && b + 1 < end) ++b;
+    if (is_name(toks[b], "def") || is_name(toks[b], "class")) {
+      auto scope = std::make_unique<Scope>();
+      scope->kind = is_name(toks[b], "def") ? Scope::Kind::function : Scope::Kind::klass;
+      scope->indent = indent;
+      scope->parent = stack.back();
+      scope->def_line = toks[b].at.line;
+      if (b + 1 < end && toks[b + 1].kind == Token::Kind::name) scope->name = toks[b + 1].text;
+      std::size_t colon = b + 2;
+      if (colon < end && is_op(toks[colon], "(")) {
+        const std::size_t close = closing(colon);
+        if (scope->kind == Scope::Kind::function) parameters(colon, close, *scope);
+        colon = close + 1;
+      }
+      while (colon < end && !is_op(toks[colon], ":")) {
+        if (is_op(toks[colon], "(") || is_op(toks[colon], "[") || is_op(toks[colon], "{")) colon = closing(colon);
+        ++colon;
+      }
+      Scope* s = scope.get();
+      scopes.push_back(std::move(scope));
+      stack.push_back(s);
+      if (colon + 1 < end) {  // def f(): return ...
+        s->body_indent = toks[colon + 1].at.col - 1;
+        simple(colon + 1, end, s, s->body_indent, false);
+      }
+      return;
+    }
+    static const char* const compound[] = {"if", "elif", "else", "for", "while", "with", "try", "except", "finally",
+                                           "async"};
+    for (const char* w : compound)
+      if (is_name(toks[k], w)) {
+        // The header up to its ':' at depth 0; a body on the same line follows.
+        std::size_t c = k + 1;
+        while (c < end && !is_op(toks[c], ":")) {
+          if (is_op(toks[c], "(") || is_op(toks[c], "[") || is_op(toks[c], "{")) c = closing(c);
+          else if (is_name(toks[c], "lambda")) {  // its ':' is not the header's
+            while (c < end && !is_op(toks[c], ":")) ++c;
+          }
+          ++c;
+        }
+        statements.push_back({k, std::min(c, end), stack.back(), indent, true});
+        if (c + 1 < end) simple(c + 1, end, stack.back(), indent, true);
+        return;
+      }
+    simple(begin, end, stack.back(), indent, nested);
+  }
+
+  // Simple statements separated by ';'.
+  void simple(std::size_t begin, std::size_t end, const Scope* scope, int indent, bool nested) {
+    std::size_t b = begin;
+    for (std::size_t k = begin; k <= end; ++k) {
+      if (k < end && (is_op(toks[k], "(") || is_op(toks[k], "[") || is_op(toks[k], "{"))) {
+        k = closing(k);
+        continue;
+      }
+      if (k == end || is_op(toks[k], ";")) {
+        if (b < k) statement(b, k, scope, indent, nested);
+        b = k + 1;
+      }
+    }
+  }
+
+  void statement(std::size_t begin, std::size_t end, const Scope* scope, int indent, bool nested) {
+    statements.push_back({begin, end, scope, indent, nested});
+    if (is_name(toks[begin], "import")) return import(begin + 1, end, "");
+    if (is_name(toks[begin], "from")) {
+      std::size_t k = begin + 1;
+      std::string module;
+      while (k < end && !is_name(toks[k], "import")) module += toks[k++].text;
+      if (k < end) import(k + 1, end, module);
+      return;
+    }
+    // Assignments: targets = ... = value (a target is a name or a tuple of names).
+    std::vector<std::size_t> equals;
+    for (std::size_t k = begin; k < end; ++k) {
+      if (is_op(toks[k], "(") || is_op(toks[k], "[") || is_op(toks[k], "{")) {
+        k = closing(k);
+        continue;
+      }
+      if (is_name(toks[k], "lambda")) break;
+      if (is_op(toks[k], "=")) equals.push_back(k);
+    }
+    if (equals.empty()) return;
+    const std::size_t rhs = equals.back() + 1;
+    std::size_t tb = begin;
+    for (std::size_t e : equals) {
+      std::size_t te = e;
+      // NAME: annotation = value
+      if (te - tb >= 3 && toks[tb].kind == Token::Kind::name && is_op(toks[tb + 1], ":")) te = tb + 1;
+      std::vector<std::string> names;
+      bool ok = true;
+      std::size_t a = tb, z = te;
+      if (z > a + 1 && (is_op(toks[a], "(") || is_op(toks[a], "[")) && closing(a) == z - 1) ++a, --z;
+      for (std::size_t k = a; k < z; ++k) {
+        if (toks[k].kind == Token::Kind::name && !is_keyword(toks[k].text) && (k + 1 == z || is_op(toks[k + 1], ","))) {
+          names.push_back(toks[k].text);
+          if (k + 1 < z) ++k;
+        } else {
+          ok = false;
+          break;
+        }
+      }
+      if (ok)
+        for (std::size_t n = 0; n < names.size(); ++n)
+          bindings.push_back({names[n], names.size(), n, rhs, end, toks[begin].at.line, nested, scope});
+      tb = e + 1;
+    }
+  }
+
+  void parameters(std::size_t open, std::size_t close, Scope& scope) {
+    std::size_t k = open + 1;
+    while (k < close) {
+      std::size_t e = k;
+      while (e < close && !is_op(toks[e], ",")) {
+        if (is_op(toks[e], "(") || is_op(toks[e], "[") || is_op(toks[e], "{")) e = closing(e);
+        ++e;
+      }
+      if (toks[k].kind == Token::Kind::name) {
+        Parameter p{toks[k].text, 0, 0, toks[k].at};
+        for (std::size_t d = k; d < e; ++d)
+          if (is_op(toks[d], "=")) {
+            p.def = d + 1;
+            p.def_end = e;
+            break;
+          }
+        scope.params.push_back(p);
+      }
+      k = e + 1;
+    }
+  }
+
+  // import a.b as c, d  /  from m import x as y, (z)
+  void import(std::size_t k, std::size_t end, const std::string& module) {
+    while (k < end) {
+      if (is_op(toks[k], "(") || is_op(toks[k], ")") || is_op(toks[k], ",")) {
+        ++k;
+        continue;
+      }
+      if (is_op(toks[k], "*")) {
+        star.push_back(module);
+        ++k;
+        continue;
+      }
+      std::vector<std::string> parts;
+      while (k < end && toks[k].kind == Token::Kind::name && !is_name(toks[k], "as")) {
+        parts.push_back(toks[k++].text);
+        if (k < end && is_op(toks[k], ".")) ++k;
+        else break;
+      }
+      if (parts.empty()) {
+        ++k;
+        continue;
+      }
+      std::string local = parts[0];
+      std::string full = module.empty() ? parts[0] : module + "." + join_dotted(parts);
+      if (k + 1 < end && is_name(toks[k], "as") && toks[k + 1].kind == Token::Kind::name) {
+        local = toks[k + 1].text;
+        full = module.empty() ? join_dotted(parts) : full;
+        k += 2;
+      } else if (!module.empty()) {
+        local = parts.back();
+      }
+      aliases[local] = full;
+    }
+  }
+
+  // The full name of a dotted name as written ("A.Resize" -> "albumentations.Resize"); empty when
+  // its first part is not imported.
+  std::string resolve(const std::vector<std::string>& parts) const {
+    const auto a = aliases.find(parts[0]);
+    if (a != aliases.end()) return parts.size() == 1 ? a->second : a->second + "." + join_dotted(parts, 1);
+    for (const std::string& m : star)
+      if (!library_of(m + "." + parts[0]).empty() || m == "cv2") return m + "." + join_dotted(parts);
+    return "";
+  }
+
+  // ---- finding the pipelines
+
+  std::vector<Found> find(const std::string& library) const {
+    std::vector<Found> out;
+    for (const Statement& st : statements) {
+      for (std::size_t k = st.begin; k < st.end; ++k) {
+        if (toks[k].kind != Token::Kind::name || (k > st.begin && is_op(toks[k - 1], "."))) continue;
+        std::vector<std::string> parts = {toks[k].text};
+        std::size_t e = k + 1;
+        while (e + 1 < st.end && is_op(toks[e], ".") && toks[e + 1].kind == Token::Kind::name) {
+          parts.push_back(toks[e + 1].text);
+          e += 2;
+        }
+        if (e >= st.end || !is_op(toks[e], "(")) continue;
+        const std::string full = resolve(parts);
+        const std::string name = last_part(full);
+        if (library_of(full) != library || !(name == "Compose" || (library == "albumentations" && name == "ReplayCompose")))
+          continue;
+        Found f;
+        f.library = library;
+        f.at = toks[k].at;
+        name_it(st, k, f);
+        out.push_back(f);
+        k = closing(e);  // a Compose inside is part of this one
+      }
+    }
+    return out;
+  }
+
+  // What the pipeline at token k of `st` is called.
+  void name_it(const Statement& st, std::size_t k, Found& f) const {
+    std::string key, variable, keyword;
+    // KEY: A.Compose(...) in a dict, or name=A.Compose(...) as a keyword argument.
+    if (k >= st.begin + 2 && is_op(toks[k - 1], ":") && toks[k - 2].kind == Token::Kind::string && !toks[k - 2].fstring)
+      key = toks[k - 2].text;
+    if (k >= st.begin + 2 && is_op(toks[k - 1], "=") && toks[k - 2].kind == Token::Kind::name && k - 2 > st.begin &&
+        (is_op(toks[k - 3], "(") || is_op(toks[k - 3], ",")))
+      keyword = toks[k - 2].text;
+    // The statement's target: NAME = ..., self.NAME = ..., NAME: T = ...
+    std::size_t eq = st.begin;
+    for (; eq < st.end && eq < k; ++eq) {
+      if (is_op(toks[eq], "(") || is_op(toks[eq], "[") || is_op(toks[eq], "{")) break;
+      if (is_op(toks[eq], "=")) break;
+    }
+    if (eq < k && is_op(toks[eq], "=")) {
+      std::string t;
+      for (std::size_t a = st.begin; a < eq; ++a) {
+        if (is_op(toks[a], ":")) break;
+        t += toks[a].text;
+      }
+      variable = t;
+    }
+    const bool returned = is_name(toks[st.begin], "return");
+    const Scope* fn = st.scope;
+    while (fn && fn->kind != Scope::Kind::function) fn = fn->parent;
+
+    if (!variable.empty()) {
+      f.names.push_back(variable);
+      if (starts_with(variable, "self.")) f.names.push_back(variable.substr(5));
+    }
+    if (!key.empty()) f.names.push_back(key);
+    if (!keyword.empty()) f.names.push_back(keyword);
+    if (fn) f.names.push_back(fn->name);
+
+    if (!variable.empty()) f.label = variable + (key.empty() ? "" : "[\"" + key + "\"]");
+    else if (!key.empty()) f.label = "\"" + key + "\"";
+    else if (!keyword.empty()) f.label = keyword + "=";
+    if (fn) {
+      if (f.label.empty()) f.label = fn->name + "()";
+      else if (!returned) f.label += " in " + fn->name + "()";
+    } else if (f.label.empty()) {
+      f.label = "(unnamed)";
+    }
+  }
+
+  // ---- evaluation
+
+  struct Context {
+    const Scope* scope;  // where the expression is written
+    int line;            // on which line
+  };
+
+  struct Cursor {
+    std::size_t k, end;
+  };
+
+  const Parameter* parameter_of(const Scope* fn, const std::string& name) const {
+    for (const Parameter& p : fn->params)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
+
+  // The binding of `name` that an expression at `ctx` sees: in its function (before the line),
+  // in the class or module (before the line at module level, the last one from a function).
+  const Binding* binding_of(const std::string& name, const Scope* scope, int line, bool before) const {
+    const Binding* found = nullptr;
+    for (const Binding& b : bindings) {
+      if (b.name != name || b.scope != scope) continue;
+      if (before && b.line >= line) continue;
+      found = &b;
+    }
+    return found;
+  }
+
+  Value bound(const Binding& b, Place use, std::vector<std::string>& notes, int depth) const {
+    if (b.conditional)
+      fail(use, b.name + " is bound under a condition or loop (line " + std::to_string(b.line) +
+                    "): its value is known only when the code runs");
+    Cursor c{b.rhs, b.rhs_end};
+    Value v = expression_list(c, {b.scope, b.line}, notes, depth + 1);
+    if (c.k != c.end) fail(toks[c.k].at, "cannot read the value of " + b.name + " here ('" + toks[c.k].text + "')");
+    if (b.count > 1) {
+      if ((v.kind != Value::Kind::tuple && v.kind != Value::Kind::list) || v.items.size() != b.count)
+        fail(use, b.name + " is unpacked from " + v.repr() + ", which does not have " + std::to_string(b.count) + " items");
+      return v.items[b.index];
+    }
+    return v;
+  }
+
+  Value name_value(const std::string& name, Place at, const Context& ctx, std::vector<std::string>& notes,
+                   int depth) const {
+    if (depth > 64) fail(at, name + ": names bound to each other too deeply");
+    const Scope* s = ctx.scope;
+    // A class body's own names; the function's own names, then its parameters, then the enclosing
+    // functions', the module's.
+    if (s && s->kind == Scope::Kind::klass) {
+      if (const Binding* b = binding_of(name, s, ctx.line, true)) return bound(*b, at, notes, depth);
+    }
+    bool from_function = false;
+    while (s) {
+      if (s->kind == Scope::Kind::function || s->kind == Scope::Kind::module) {
+        const bool module = s->kind == Scope::Kind::module;
+        const Binding* b = binding_of(name, s, ctx.line, module ? !from_function : true);
+        if (!b && !module) b = binding_of(name, s, ctx.line, false);
+        if (b) return bound(*b, at, notes, depth);
+        if (!module) {
+          if (const Parameter* p = parameter_of(s, name)) {
+            if (p->def == p->def_end)
+              fail(at, name + " is a parameter of " + s->name + "() without a default: its value is known only when "
+                              "the code runs");
+            Cursor c{p->def, p->def_end};
+            Value v = expression(c, {s->parent, s->def_line}, notes, depth + 1);
+            const std::string note = path + ":" + std::to_string(p->at.line) + ":" + std::to_string(p->at.col) + ": " +
+                                     name + " is a parameter of " + s->name + "(); its default " + v.repr() + " is used";
+            if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+            return v;
+          }
+          from_function = true;
+        }
+      }
+      s = s->parent;
+    }
+    if (aliases.count(name))
+      fail(at, name + " is imported (" + aliases.at(name) + "): only literals written in this file are read");
+    fail(at, name + " is not bound to a literal in this file");
+  }
+
+  // [expr, expr, ...]: a tuple when there is a comma.
+  Value expression_list(Cursor& c, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    const Place at = toks[c.k].at;
+    Value first = expression(c, ctx, notes, depth);
+    if (c.k >= c.end || !is_op(toks[c.k], ",")) return first;
+    Value t;
+    t.kind = Value::Kind::tuple;
+    t.at = at;
+    t.items.push_back(std::move(first));
+    while (c.k < c.end && is_op(toks[c.k], ",")) {
+      ++c.k;
+      if (c.k >= c.end) break;
+      t.items.push_back(expression(c, ctx, notes, depth));
+    }
+    return t;
+  }
+
+  [[noreturn]] void refuse_at(const Token& t, const std::string& what) const { fail(t.at, what); }
+
+  Value expression(Cursor& c, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    if (c.k >= c.end) fail(toks[std::min(c.k, toks.size() - 1)].at, "an expression is missing");
+    if (is_name(toks[c.k], "lambda"))
+      refuse_at(toks[c.k], "a lambda: code runs only when the pipeline does; only literals are read");
+    if (is_name(toks[c.k], "yield") || is_name(toks[c.k], "await"))
+      refuse_at(toks[c.k], "'" + toks[c.k].text + "': only literals are read");
+    if (is_op(toks[c.k], "*") || is_op(toks[c.k], "**"))
+      refuse_at(toks[c.k], "'" + toks[c.k].text + "' unpacking: write the arguments out");
+    Value v = arith(c, ctx, notes, depth);
+    if (c.k < c.end) {
+      const Token& t = toks[c.k];
+      if (is_name(t, "if")) refuse_at(t, "a conditional expression (x if c else y): its value is known only when the code runs");
+      if (is_name(t, "for") || is_name(t, "async"))
+        refuse_at(t, "a comprehension: its value is known only when the code runs; write the items out");
+      if (is_name(t, "and") || is_name(t, "or") || is_name(t, "not") || is_name(t, "in") || is_name(t, "is") ||
+          is_op(t, "<") || is_op(t, ">") || is_op(t, "==") || is_op(t, "!=") || is_op(t, "<=") || is_op(t, ">="))
+        refuse_at(t, "'" + t.text + "': a condition; only literals and arithmetic are read");
+      if (is_op(t, ":=")) refuse_at(t, "':=': only literals are read");
+    }
+    return v;
+  }
+
+  static Value number_value(double v, Place at) {
+    Value r;
+    r.kind = Value::Kind::real;
+    r.f = v;
+    r.at = at;
+    return r;
+  }
+  static Value int_value(std::int64_t v, Place at) {
+    Value r;
+    r.kind = Value::Kind::integer;
+    r.i = v;
+    r.at = at;
+    return r;
+  }
+
+  Value binary(const Token& op, Value a, const Value& b) const {
+    const std::string& o = op.text;
+    if (o == "+" && a.kind == Value::Kind::string && b.kind == Value::Kind::string) {
+      a.s += b.s;
+      return a;
+    }
+    if (o == "+" && a.kind == b.kind && (a.kind == Value::Kind::tuple || a.kind == Value::Kind::list)) {
+      a.items.insert(a.items.end(), b.items.begin(), b.items.end());
+      return a;
+    }
+    if (o == "*" && (a.kind == Value::Kind::tuple || a.kind == Value::Kind::list) && b.kind == Value::Kind::integer) {
+      Value r = a;
+      r.items.clear();
+      for (std::int64_t n = 0; n < b.i && n < 4096; ++n) r.items.insert(r.items.end(), a.items.begin(), a.items.end());
+      return r;
+    }
+    const bool na = a.is_number() || a.kind == Value::Kind::boolean, nb = b.is_number() || b.kind == Value::Kind::boolean;
+    if (!na || !nb) refuse_at(op, "'" + o + "' of " + a.repr() + " and " + b.repr() + ": only arithmetic of numbers is read");
+    if (a.kind == Value::Kind::boolean) a = int_value(a.b ? 1 : 0, a.at);
+    Value bb = b;
+    if (bb.kind == Value::Kind::boolean) bb = int_value(bb.b ? 1 : 0, bb.at);
+    const bool ints = a.kind == Value::Kind::integer && bb.kind == Value::Kind::integer;
+    const double x = a.number(), y = bb.number();
+    if ((o == "/" || o == "//" || o == "%") && y == 0) refuse_at(op, "division by zero");
+    if (ints) {
+      const std::int64_t p = a.i, q = bb.i;
+      if (o == "+") return int_value(p + q, a.at);
+      if (o == "-") return int_value(p - q, a.at);
+      if (o == "*") return int_value(p * q, a.at);
+      if (o == "//") return int_value(static_cast<std::int64_t>(std::floor(static_cast<double>(p) / static_cast<double>(q))), a.at);
+      if (o == "%") return int_value(((p % q) + q) % q, a.at);
+      if (o == "**" && q >= 0) {
+        std::int64_t r = 1;
+        for (std::int64_t n = 0; n < q && n < 64; ++n) r *= p;
+        return int_value(r, a.at);
+      }
+      if (o == "<<") return int_value(p << q, a.at);
+      if (o == ">>") return int_value(p >> q, a.at);
+      if (o == "&") return int_value(p & q, a.at);
+      if (o == "|") return int_value(p | q, a.at);
+      if (o == "^") return int_value(p ^ q, a.at);
+    }
+    if (o == "+") return number_value(x + y, a.at);
+    if (o == "-") return number_value(x - y, a.at);
+    if (o == "*") return number_value(x * y, a.at);
+    if (o == "/") return number_value(x / y, a.at);
+    if (o == "//") return number_value(std::floor(x / y), a.at);
+    if (o == "%") return number_value(x - y * std::floor(x / y), a.at);
+    if (o == "**") return number_value(std::pow(x, y), a.at);
+    refuse_at(op, "'" + o + "' of " + a.repr() + " and " + b.repr() + ": only arithmetic of numbers is read");
+  }
+
+  // | ^ & << >> + - * / // % @ and **, by Python's precedence.
+  Value arith(Cursor& c, const Context& ctx, std::vector<std::string>& notes, int depth, int level = 0) const {
+    static const std::vector<std::vector<std::string>> levels = {{"|"}, {"^"}, {"&"}, {"<<", ">>"}, {"+", "-"},
+                                                                 {"*", "/", "//", "%", "@"}};
+    if (level == static_cast<int>(levels.size())) return unary(c, ctx, notes, depth);
+    Value v = arith(c, ctx, notes, depth, level + 1);
+    while (c.k < c.end && toks[c.k].kind == Token::Kind::op &&
+           std::find(levels[level].begin(), levels[level].end(), toks[c.k].text) != levels[level].end()) {
+      const Token& op = toks[c.k++];
+      if (op.text == "@") refuse_at(op, "'@': only arithmetic of numbers is read");
+      Value r = arith(c, ctx, notes, depth, level + 1);
+      v = binary(op, std::move(v), r);
+    }
+    return v;
+  }
+
+  Value unary(Cursor& c, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    if (c.k < c.end && (is_op(toks[c.k], "-") || is_op(toks[c.k], "+") || is_op(toks[c.k], "~"))) {
+      const Token& op = toks[c.k++];
+      Value v = unary(c, ctx, notes, depth);
+      if (v.kind == Value::Kind::boolean) v = int_value(v.b ? 1 : 0, v.at);
+      if (!v.is_number() || (op.text == "~" && v.kind != Value::Kind::integer))
+        refuse_at(op, "'" + op.text + "' of " + v.repr() + ": only arithmetic of numbers is read");
+      v.at = op.at;
+      if (op.text == "-") {
+        v.i = -v.i;
+        v.f = -v.f;
+      } else if (op.text == "~") {
+        v.i = ~v.i;
+      }
+      return v;
+    }
+    if (c.k < c.end && is_name(toks[c.k], "not"))
+      refuse_at(toks[c.k], "'not': a condition; only literals and arithmetic are read");
+    Value base = primary(c, ctx, notes, depth);
+    if (c.k < c.end && is_op(toks[c.k], "**")) {
+      const Token& op = toks[c.k++];
+      Value e = unary(c, ctx, notes, depth);
+      return binary(op, std::move(base), e);
+    }
+    return base;
+  }
+
+  // Arguments of a call: (positional..., name=value...).
+  void arguments(Cursor& c, Value& call, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    const std::size_t close = closing(c.k);
+    comprehension(toks[c.k], c.k + 1, close);
+    ++c.k;
+    while (c.k < close) {
+      if (is_op(toks[c.k], "*") || is_op(toks[c.k], "**"))
+        refuse_at(toks[c.k], "'" + toks[c.k].text + "' unpacking in a call: write the arguments out");
+      Cursor a{c.k, close};
+      if (toks[c.k].kind == Token::Kind::name && c.k + 1 < close && is_op(toks[c.k + 1], "=")) {
+        const std::string key = toks[c.k].text;
+        a.k += 2;
+        Value v = expression(a, ctx, notes, depth);
+        for (const auto& kv : call.named)
+          if (kv.first == key) refuse_at(toks[c.k], "keyword argument " + key + " repeated");
+        call.named.emplace_back(key, std::move(v));
+      } else {
+        if (!call.named.empty()) refuse_at(toks[c.k], "a positional argument after keyword arguments");
+        call.items.push_back(expression(a, ctx, notes, depth));
+      }
+      c.k = a.k;
+      if (c.k < close && !is_op(toks[c.k], ",")) refuse_at(toks[c.k], "cannot read the argument here ('" + toks[c.k].text + "')");
+      if (c.k < close) ++c.k;
+    }
+    c.k = close + 1;
+  }
+
+  // A name, a dotted name, a call, a literal, a bracket, and their subscripts.
+  Value primary(Cursor& c, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    Value v = atom(c, ctx, notes, depth);
+    while (c.k < c.end && is_op(toks[c.k], "[")) {
+      const Token& open = toks[c.k];
+      const std::size_t close = closing(c.k);
+      Cursor i{c.k + 1, close};
+      if (i.k == close) refuse_at(open, "an empty subscript");
+      Value index = expression_list(i, ctx, notes, depth);
+      if (i.k != close) refuse_at(toks[i.k], "a slice or an index that is not a literal: only literals are read");
+      c.k = close + 1;
+      if ((v.kind == Value::Kind::list || v.kind == Value::Kind::tuple) && index.kind == Value::Kind::integer) {
+        const std::int64_t n = static_cast<std::int64_t>(v.items.size());
+        const std::int64_t at = index.i < 0 ? index.i + n : index.i;
+        if (at < 0 || at >= n) refuse_at(open, "index " + std::to_string(index.i) + " is out of " + v.repr());
+        v = v.items[static_cast<std::size_t>(at)];
+        continue;
+      }
+      if (v.kind == Value::Kind::dict && index.kind == Value::Kind::string) {
+        const auto it = std::find_if(v.named.begin(), v.named.end(), [&](const auto& kv) { return kv.first == index.s; });
+        if (it == v.named.end()) refuse_at(open, "no key '" + index.s + "' in " + v.repr());
+        v = it->second;
+        continue;
+      }
+      refuse_at(open, "subscript " + index.repr() + " of " + v.repr() + ": only literal lists, tuples and dicts are read");
+    }
+    if (c.k < c.end && (is_op(toks[c.k], "(") || is_op(toks[c.k], ".")))
+      refuse_at(toks[c.k], "'" + toks[c.k].text + "' after " + v.repr() + ": only literals are read");
+    return v;
+  }
+
+  Value atom(Cursor& c, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    if (c.k >= c.end) fail(toks[std::min(c.k, toks.size() - 1)].at, "an expression is missing");
+    const Token& t = toks[c.k];
+    Value v;
+    v.at = t.at;
+    switch (t.kind) {
+      case Token::Kind::number: {
+        ++c.k;
+        std::string n;
+        for (char ch : t.text)
+          if (ch != '_') n += ch;
+        if (!n.empty() && (n.back() == 'j' || n.back() == 'J')) refuse_at(t, "a complex number");
+        errno = 0;
+        char* endp = nullptr;
+        const bool radix = n.size() > 2 && n[0] == '0' && std::strchr("xXoObB", n[1]);
+        if (radix) {
+          const int base = (n[1] == 'x' || n[1] == 'X') ? 16 : (n[1] == 'o' || n[1] == 'O') ? 8 : 2;
+          v.kind = Value::Kind::integer;
+          v.i = std::strtoll(n.c_str() + 2, &endp, base);
+        } else if (n.find_first_of(".eE") != std::string::npos) {
+          v.kind = Value::Kind::real;
+          v.f = std::strtod(n.c_str(), &endp);
+        } else {
+          v.kind = Value::Kind::integer;
+          v.i = std::strtoll(n.c_str(), &endp, 10);
+        }
+        if (errno != 0 || !endp || *endp != '\0') refuse_at(t, "cannot read the number " + t.text);
+        return v;
+      }
+      case Token::Kind::string: {
+        v.kind = Value::Kind::string;
+        while (c.k < c.end && toks[c.k].kind == Token::Kind::string) {
+          const Token& s = toks[c.k++];
+          if (s.fstring) refuse_at(s, "an f-string: its value is known only when the code runs; write the string out");
+          if (s.bytes) refuse_at(s, "a bytes literal: only text strings are read");
+          v.s += s.text;
+        }
+        return v;
+      }
+      case Token::Kind::op: {
+        if (t.text == "(" || t.text == "[" || t.text == "{") return bracket(c, ctx, notes, depth);
+        if (t.text == "...") refuse_at(t, "'...': only literals are read");
+        refuse_at(t, "cannot read an expression that starts with '" + t.text + "'");
+      }
+      case Token::Kind::name: break;
+      default: fail(t.at, "an expression is missing");
+    }
+    if (t.text == "None" || t.text == "True" || t.text == "False") {
+      ++c.k;
+      v.kind = t.text == "None" ? Value::Kind::none : Value::Kind::boolean;
+      v.b = t.text == "True";
+      return v;
+    }
+    if (is_keyword(t.text)) refuse_at(t, "'" + t.text + "': only literals are read");
+    // A dotted name.
+    std::vector<std::string> parts = {t.text};
+    std::string written = t.text;
+    ++c.k;
+    while (c.k + 1 < c.end && is_op(toks[c.k], ".") && toks[c.k + 1].kind == Token::Kind::name) {
+      parts.push_back(toks[c.k + 1].text);
+      written += "." + toks[c.k + 1].text;
+      c.k += 2;
+    }
+    const bool call = c.k < c.end && is_op(toks[c.k], "(");
+    const std::string full = resolve(parts);
+    if (call) {
+      if (!library_of(full).empty()) {
+        v.kind = Value::Kind::call;
+        v.s = full;
+        v.written = written;
+        arguments(c, v, ctx, notes, depth);
+        return v;
+      }
+      if (parts.size() == 1 && parts[0] == "dict" && !aliases.count("dict")) {
+        Value d;
+        d.kind = Value::Kind::call;
+        arguments(c, d, ctx, notes, depth);
+        if (!d.items.empty()) refuse_at(t, "dict(...) with positional arguments: write the dict out");
+        v.kind = Value::Kind::dict;
+        v.named = std::move(d.named);
+        return v;
+      }
+      if (parts[0] == "self") refuse_at(t, written + "(...): a method call; its value is known only when the code runs");
+      refuse_at(t, written + "(...): a call to a function that is not a transform; only literals and transforms are read");
+    }
+    if (parts.size() > 1) {
+      if (full.size() > 4 && starts_with(full, "cv2.")) {
+        const auto it = cv2_constants().find(full.substr(4));
+        if (it == cv2_constants().end()) refuse_at(t, written + ": not a cv2 constant the reader knows (BORDER_*, INTER_*)");
+        v.kind = Value::Kind::integer;
+        v.i = it->second;
+        return v;
+      }
+      if (!full.empty() && parts.size() >= 2) {
+        const std::string owner = parts[parts.size() - 2];
+        if (owner == "InterpolationMode" || owner == "AutoAugmentPolicy" || starts_with(full, "torch.")) {
+          v.kind = Value::Kind::symbol;
+          v.s = starts_with(full, "torch.") && owner == "torch" ? full : owner + "." + parts.back();
+          return v;
+        }
+      }
+      if (parts[0] == "self")
+        refuse_at(t, written + ": an attribute of self, known only when the code runs; only literals are read");
+      // A class attribute: class CFG: size = 224 ... CFG.size
+      if (parts.size() == 2) {
+        for (const auto& s : scopes)
+          if (s->kind == Scope::Kind::klass && s->name == parts[0] && s->parent && s->parent->kind == Scope::Kind::module)
+            if (const Binding* b = binding_of(parts[1], s.get(), 0, false)) return bound(*b, t.at, notes, depth);
+      }
+      refuse_at(t, written + ": an attribute, not a literal; only literals are read");
+    }
+    const std::string imported = resolve(parts);
+    if (!imported.empty() && starts_with(imported, "cv2.")) {
+      const auto it = cv2_constants().find(imported.substr(4));
+      if (it != cv2_constants().end()) {
+        v.kind = Value::Kind::integer;
+        v.i = it->second;
+        return v;
+      }
+    }
+    if (!imported.empty() && (last_part(imported) != imported) &&
+        (imported.find("InterpolationMode.") != std::string::npos || imported.find("AutoAugmentPolicy.") != std::string::npos)) {
+      v.kind = Value::Kind::symbol;
+      v.s = imported.substr(imported.rfind('.', imported.rfind('.') - 1) + 1);
+      return v;
+    }
+    return name_value(t.text, t.at, ctx, notes, depth);
+  }
+
+  // A comprehension or generator expression between open and close is refused at its bracket.
+  void comprehension(const Token& open, std::size_t begin, std::size_t close) const {
+    for (std::size_t k = begin; k < close; ++k) {
+      if (is_op(toks[k], "(") || is_op(toks[k], "[") || is_op(toks[k], "{")) {
+        k = closing(k);
+        continue;
+      }
+      if (is_name(toks[k], "lambda")) return;
+      if (is_name(toks[k], "for"))
+        refuse_at(open, std::string(open.text == "[" ? "a list comprehension" : open.text == "{" ? "a dict or set comprehension"
+                                                                                                  : "a generator expression") +
+                            ": its value is known only when the code runs; write the items out");
+    }
+  }
+
+  // ( ... ), [ ... ], { ... }
+  Value bracket(Cursor& c, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    const Token& open = toks[c.k];
+    const std::size_t close = closing(c.k);
+    Value v;
+    v.at = open.at;
+    Cursor in{c.k + 1, close};
+    comprehension(open, c.k + 1, close);
+    c.k = close + 1;
+    if (open.text == "(") {
+      if (in.k == close) {
+        v.kind = Value::Kind::tuple;
+        return v;
+      }
+      Value e = expression_list(in, ctx, notes, depth);
+      if (in.k != close) refuse_at(toks[in.k], "cannot read this expression here ('" + toks[in.k].text + "')");
+      if (e.kind == Value::Kind::tuple) e.at = open.at;
+      else if (close > 0 && is_op(toks[close - 1], ",")) {  // (x,)
+        Value t;
+        t.kind = Value::Kind::tuple;
+        t.at = open.at;
+        t.items.push_back(std::move(e));
+        return t;
+      }
+      return e;
+    }
+    if (open.text == "[") {
+      v.kind = Value::Kind::list;
+      while (in.k < close) {
+        v.items.push_back(expression(in, ctx, notes, depth));
+        if (in.k < close && !is_op(toks[in.k], ",")) refuse_at(toks[in.k], "cannot read the list here ('" + toks[in.k].text + "')");
+        if (in.k < close) ++in.k;
+      }
+      return v;
+    }
+    v.kind = Value::Kind::dict;
+    while (in.k < close) {
+      if (is_op(toks[in.k], "**")) refuse_at(toks[in.k], "'**' unpacking in a dict: write the items out");
+      Value key = expression(in, ctx, notes, depth);
+      if (in.k >= close || !is_op(toks[in.k], ":")) {
+        if (in.k < close && (is_name(toks[in.k], "for") || is_name(toks[in.k], "async")))
+          refuse_at(toks[in.k], "a comprehension: its value is known only when the code runs; write the items out");
+        refuse_at(open, "a set: only lists, tuples and dicts are read");
+      }
+      ++in.k;
+      if (key.kind != Value::Kind::string) refuse_at(toks[in.k - 1], "a dict key that is not a string: " + key.repr());
+      Value val = expression(in, ctx, notes, depth);
+      v.named.emplace_back(key.s, std::move(val));
+      if (in.k < close && !is_op(toks[in.k], ",")) refuse_at(toks[in.k], "cannot read the dict here ('" + toks[in.k].text + "')");
+      if (in.k < close) ++in.k;
+    }
+    return v;
+  }
+
+  Value evaluate(const Found& f, std::vector<std::string>& notes) const {
+    for (const Statement& st : statements)
+      for (std::size_t k = st.begin; k < st.end; ++k)
+        if (toks[k].at.line == f.at.line && toks[k].at.col == f.at.col) {
+          Cursor c{k, st.end};
+          return primary(c, {st.scope, toks[k].at.line}, notes, 0);
+        }
+    fail(f.at, "the pipeline is gone");
+  }
+};
+
+Source::Source(const std::string& text, std::string path) : impl_(std::make_unique<Impl>()) {
+  impl_->path = std::move(path);
+  impl_->toks = Tokenizer(text, impl_->path).run();
+  impl_->structure();
+}
+
+Source Source::read(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UsageError("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << f.rdbuf();
+  return Source(text.str(), path);
+}
+
+Source::~Source() = default;
+Source::Source(Source&&) noexcept = default;
+
+const std::string& Source::path() const { return impl_->path; }
+
+std::string Source::where(Place at) const {
+  return impl_->path + ":" + std::to_string(at.line) + ":" + std::to_string(at.col);
+}
+
+std::vector<Found> Source::pipelines(const std::string& library) const { return impl_->find(library); }
+
+Found Source::pick(const std::string& library, const std::string& name) const {
+  const std::vector<Found> all = pipelines(library);
+  auto listing = [&](const std::vector<Found>& fs) {
+    std::string s;
+    for (const Found& f : fs) s += "\n  " + where(f.at) + "  " + f.label;
+    return s;
+  };
+  if (all.empty()) {
+    std::string msg = impl_->path + ": no " + library + " Compose(...) in this file";
+    const std::string other = library == "albumentations" ? "torchvision" : "albumentations";
+    if (!pipelines(other).empty()) msg += " (it has " + other + " pipelines: augment import " + other + " " + impl_->path + ")";
+    throw PipelineError(msg);
+  }
+  if (name.empty()) {
+    if (all.size() == 1) return all[0];
+    throw PipelineError(impl_->path + ": " + std::to_string(all.size()) + " " + library +
+                        " pipelines; pick one with --name (a name or a line):" + listing(all));
+  }
+  std::vector<Found> hits;
+  std::string bare = name;
+  if (bare.size() > 2 && bare.compare(bare.size() - 2, 2, "()") == 0) bare.resize(bare.size() - 2);
+  const bool line = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
+  for (const Found& f : all) {
+    if (line ? std::to_string(f.at.line) == name
+             : (f.label == name || std::find(f.names.begin(), f.names.end(), bare) != f.names.end()))
+      hits.push_back(f);
+  }
+  if (hits.size() == 1) return hits[0];
+  if (hits.empty())
+    throw PipelineError(impl_->path + ": no " + library + " pipeline named " + name + "; the file has:" + listing(all));
+  throw PipelineError(impl_->path + ": " + std::to_string(hits.size()) + " pipelines answer to " + name +
+                      "; pick one by its line (--name LINE):" + listing(hits));
+}
+
+Value Source::evaluate(const Found& found, std::vector<std::string>& notes) const {
+  return impl_->evaluate(found, notes);
+}
+
+}  // namespace aug::py

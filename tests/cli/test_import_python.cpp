@@ -1,0 +1,265 @@
+// `augment import albumentations train.py` and `augment import torchvision train.py`: training
+// scripts in tests/data/python/ (classification and detection, as people write them) imported by
+// the CLI and compared with the expected pipelines; the A.save JSON of the same pipeline; several
+// pipelines in one file and --name; the refusals, each with its file:line:col.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/error.hpp"
+#include "lib/pipeline/pipeline.hpp"
+#include "lib/pipeline/python_import.hpp"
+#include "lib/stages/stage.hpp"
+#include "tests/support/testing.hpp"
+
+namespace aug {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::run_cli;
+
+std::string script(const char* name) { return (testing::source_dir() / "tests/data/python" / name).string(); }
+
+// Imports with the CLI; the pipeline written to -o and stderr.
+std::pair<json, std::string> import_cli(const std::vector<std::string>& args) {
+  testing::TempDir dir;
+  const fs::path out = dir / "out.json";
+  std::vector<std::string> a = {"import"};
+  a.insert(a.end(), args.begin(), args.end());
+  a.insert(a.end(), {"-o", out.string()});
+  const auto r = run_cli(a);
+  EXPECT_EQ(r.code, 0) << r.err;
+  if (r.code != 0) return {json(), r.err};
+  return {json::parse(testing::read_text(out)), r.err};
+}
+
+bool has_line(const std::string& text, const std::string& line) { return text.find(line) != std::string::npos; }
+
+TEST(ImportPython, AlbumentationsClassificationScript) {
+  const std::string file = script("classification_train.py");
+  const auto [p, err] = import_cli({"albumentations", file, "--name", "get_train_transforms"});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"random_resized_crop","size":[224,224],"scale":[0.08,1.0],"ratio":[0.75,1.3333333333333333],
+     "interpolation":"bilinear"},
+    {"stage":"flip","direction":"horizontal","p":0.5},
+    {"stage":"affine","angle":[-15.0,15.0],"translate":[0.0625,0.0625],"scale":[0.9,1.1],"interpolation":"bilinear",
+     "border":"reflect101","p":0.5},
+    {"stage":"one_of","p":0.2,"stages":[
+      {"stage":"motion_blur","kernel_size":[3,5]},
+      {"stage":"median_blur","kernel_size":[3,5]},
+      {"stage":"gaussian_blur","sigma":[0.8,1.4]}]},
+    {"stage":"hue_saturation_value","hue_shift":[-10.0,10.0],"sat_shift":[-15.0,15.0],"val_shift":[-10.0,10.0],"p":0.3},
+    {"stage":"coarse_dropout","num_holes":[8,8],"hole_height":[16.0,16.0],"hole_width":[16.0,16.0],"p":0.3}
+  ])")) << p.dump();
+  EXPECT_FALSE(p.contains("labels"));
+  EXPECT_EQ(p["description"],
+            "Imported from " + file + " (get_train_transforms(), line 28; Albumentations 1.x) by augment import albumentations.");
+  // The parameter's default, the positional reading, the left-out transforms: each at its place.
+  for (const std::string& line :
+       {file + ":27:26: size is a parameter of get_train_transforms(); its default 224 is used",
+        file + ":30:13: A.RandomResizedCrop(...): positional arguments read as Albumentations 1.x's (height, width); "
+               "they do not fit 2.x's (size, scale)",
+        file + ":42:13: Normalize left out", file + ":43:13: ToTensorV2 left out"})
+    EXPECT_TRUE(has_line(err, line)) << line << "\n" << err;
+}
+
+// The same pipeline as A.save writes it (every default spelled out) imports to the same stages:
+// the keys both write agree, and the plans of both pipelines agree draw for draw.
+TEST(ImportPython, SavedJsonOfTheSamePipelineImportsTheSame) {
+  const auto [from_py, e1] = import_cli({"albumentations", script("classification_train.py"), "--name", "get_train_transforms"});
+  const auto [from_json, e2] = import_cli({"albumentations", script("classification_train.json")});
+  ASSERT_EQ(from_py["stages"].size(), from_json["stages"].size());
+  std::function<void(const json&, const json&)> same = [&](const json& a, const json& b) {
+    for (const auto& [k, v] : a.items()) {
+      ASSERT_TRUE(b.contains(k)) << k << " in " << a.dump() << " but not in " << b.dump();
+      if (k == "stages")
+        for (std::size_t i = 0; i < v.size(); ++i) same(v[i], b[k][i]);
+      else EXPECT_EQ(v, b[k]) << k;
+    }
+  };
+  for (std::size_t i = 0; i < from_py["stages"].size(); ++i) same(from_py["stages"][i], from_json["stages"][i]);
+  const Pipeline a = Pipeline::parse(from_py.dump(), "py"), b = Pipeline::parse(from_json.dump(), "json");
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    const Shape in{320, 240, 3, DType::U8};
+    EXPECT_EQ(a.plan(seed, "x.jpg", 0, in).record, b.plan(seed, "x.jpg", 0, in).record) << seed;
+  }
+}
+
+TEST(ImportPython, SeveralPipelinesAreListedAndNamePicksOne) {
+  const std::string file = script("classification_train.py");
+  const auto r = run_cli({"import", "albumentations", file});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(has_line(r.err, file + ": 2 albumentations pipelines; pick one with --name (a name or a line):\n  " + file +
+                                  ":28:12  get_train_transforms()\n  " + file + ":49:12  get_valid_transforms()"))
+      << r.err;
+  const auto [valid, err] = import_cli({"albumentations", file, "--name", "get_valid_transforms"});
+  EXPECT_EQ(valid["stages"], json::parse(R"([{"stage":"resize","size":[224,224],"interpolation":"bilinear"}])"));
+  const auto [by_line, err2] = import_cli({"albumentations", file, "--name", "49"});
+  EXPECT_EQ(by_line["stages"], valid["stages"]);
+  const auto none = run_cli({"import", "albumentations", file, "--name", "get_test_transforms"});
+  EXPECT_EQ(none.code, 1);
+  EXPECT_TRUE(has_line(none.err, file + ": no albumentations pipeline named get_test_transforms; the file has:")) << none.err;
+  // Pipelines in a dict are named by the variable and the key.
+  const std::string det = script("detection_train.py");
+  const auto listed = run_cli({"import", "albumentations", det});
+  EXPECT_TRUE(has_line(listed.err, "  " + det + ":21:14  transforms[\"train\"]\n  " + det + ":35:12  transforms[\"val\"]"))
+      << listed.err;
+  // A file with the other library's pipelines says so.
+  const auto other = run_cli({"import", "albumentations", script("torchvision_detection_train.py")});
+  EXPECT_TRUE(has_line(other.err, "no albumentations Compose(...) in this file (it has torchvision pipelines: augment "
+                                  "import torchvision"))
+      << other.err;
+}
+
+TEST(ImportPython, AlbumentationsDetectionScript) {
+  const std::string file = script("detection_train.py");
+  const auto [p, err] = import_cli({"albumentations", file, "--name", "train"});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"resize","long_side":640,"interpolation":"bilinear"},
+    {"stage":"pad","min_size":[640,640],"position":"center","border":"constant","fill":[114,114,114]},
+    {"stage":"affine","scale":[0.75,1.25],"translate":[0.1,0.1],"angle":[-10.0,10.0],"shear":[-5.0,5.0,0.0,0.0],
+     "interpolation":"bilinear","border":"constant","fill":114,"p":0.5},
+    {"stage":"flip","direction":"horizontal","p":0.5},
+    {"stage":"one_of","p":0.8,"stages":[
+      {"stage":"hue_saturation_value","hue_shift":[-8.0,8.0],"sat_shift":[-40.0,40.0],"val_shift":[-30.0,30.0]},
+      {"stage":"brightness_contrast","brightness":[-0.2,0.2],"contrast":[-0.2,0.2],"brightness_by_max":true,
+       "ensure_safe_range":false}]},
+    {"stage":"grayscale","p":0.01},
+    {"stage":"jpeg","quality":[75,100],"p":0.3}
+  ])")) << p.dump();
+  EXPECT_EQ(p["labels"], json::parse(R"({"min_area":16.0,"min_visibility":0.3,"min_size":[2.0,2.0]})"));
+  EXPECT_TRUE(has_line(err, "pass --labels voc to augment run")) << err;
+  EXPECT_TRUE(has_line(p["description"].get<std::string>(), "Albumentations 2.x")) << p["description"];
+}
+
+TEST(ImportPython, TorchvisionClassificationScript) {
+  const std::string file = script("torchvision_classification_train.py");
+  const auto [p, err] = import_cli({"torchvision", file, "--name", "14"});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"random_resized_crop","size":[224,224],"interpolation":"bicubic"},
+    {"stage":"flip","direction":"horizontal","p":0.5},
+    {"stage":"sequence","p":0.8,"stages":[
+      {"stage":"color_jitter","brightness":0.4,"contrast":0.4,"saturation":0.4,"hue":0.1}]},
+    {"stage":"grayscale","p":0.2},
+    {"stage":"one_of","stages":[
+      {"stage":"rotate","angle":[-15.0,15.0],"interpolation":"nearest"},
+      {"stage":"affine","translate":[0.1,0.1],"interpolation":"nearest"}]},
+    {"stage":"trivial_augment","interpolation":"bilinear"},
+    {"stage":"random_erasing","random":true,"p":0.25}
+  ])")) << p.dump();
+  for (const std::string& line : {file + ":12:35: hflip_prob is a parameter of build_transforms(); its default 0.5 is used",
+                                  file + ":21:13: transforms.ToTensor left out", file + ":22:13: transforms.Normalize left out"})
+    EXPECT_TRUE(has_line(err, line)) << line << "\n" << err;
+  const auto [eval, err2] = import_cli({"torchvision", file, "--name", "25"});
+  EXPECT_EQ(eval["stages"], json::parse(R"([{"stage":"resize","short_side":256,"interpolation":"bilinear"},
+                                             {"stage":"crop","size":[224,224],"position":"center"}])"));
+}
+
+TEST(ImportPython, TorchvisionDetectionScript) {
+  const std::string file = script("torchvision_detection_train.py");
+  const auto [p, err] = import_cli({"torchvision", file, "--name", "train_transforms"});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"resize","size":[640,480],"interpolation":"bilinear"},
+    {"stage":"flip","direction":"horizontal","p":0.5},
+    {"stage":"affine","angle":[-5.0,5.0],"translate":[0.05,0.05],"scale":[0.9,1.1],"interpolation":"nearest","fill":114},
+    {"stage":"color_jitter","brightness":0.2,"contrast":0.2,"saturation":0.2,"hue":0.02},
+    {"stage":"perspective","distortion_scale":0.2,"interpolation":"bilinear","p":0.3},
+    {"stage":"gaussian_blur","kernel_size":5,"sigma":[0.1,1.5]},
+    {"stage":"jpeg","quality":[70,95]}
+  ])")) << p.dump();
+  EXPECT_TRUE(has_line(err, file + ":20:13: T.SanitizeBoundingBoxes left out: augment drops the boxes")) << err;
+  // The tutorial's pipeline: every transform augment lacks, with its place and the closest stage.
+  const auto r = run_cli({"import", "torchvision", file, "--name", "tutorial"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has_line(r.err, file + ": 3 transform(s) augment does not have; replace or remove them and import again:\n  " +
+                                  file + ":29:5: RandomPhotometricDistort (closest stage: color_jitter; its own order and "
+                                         "channel permutation)\n  " +
+                                  file + ":30:5: RandomZoomOut (closest stage: pad; a random canvas size and position)\n  " +
+                                  file + ":31:5: RandomIoUCrop (closest stage: crop; it draws crops by their overlap with "
+                                         "the boxes)"))
+      << r.err;
+}
+
+// A script written into a temporary folder, imported; the CLI's error line.
+std::string refusal(const std::string& library, const std::string& text, const std::string& name = "") {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << text;
+  std::vector<std::string> args = {"import", library, file.string()};
+  if (!name.empty()) args.insert(args.end(), {"--name", name});
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.code, 1) << r.out;
+  std::string err = r.err;
+  const std::string prefix = "augment: error: " + file.string();
+  const auto at = err.find(prefix);
+  if (at == std::string::npos) return err;
+  err = "train.py" + err.substr(at + prefix.size());
+  while (!err.empty() && err.back() == '\n') err.pop_back();
+  return err;
+}
+
+TEST(ImportPython, RefusalsNameFileLineAndColumn) {
+  const std::string head = "import albumentations as A\nimport cv2\n";
+  EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),
+            "train.py:5:26: size(...): a call to a function that is not a transform; only literals and transforms are read");
+  EXPECT_EQ(refusal("albumentations", head +
+                                          "class Data:\n    def __init__(self, size):\n        self.size = size\n"
+                                          "        self.tf = A.Compose([A.Resize(self.size, self.size)])\n"),
+            "train.py:6:39: self.size: an attribute of self, known only when the code runs; only literals are read");
+  EXPECT_EQ(refusal("albumentations", head + "N = 'x'\ntf = A.Compose([A.Resize(8, 8), A.Lambda(name=f\"r_{N}\")])\n"),
+            "train.py:4:47: an f-string: its value is known only when the code runs; write the string out");
+  EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.Resize(s, s) for s in (224, 256)])\n"),
+            "train.py:3:16: a list comprehension: its value is known only when the code runs; write the items out");
+  EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([\n    A.HorizontalFlip(True, 0.5, 3)])\n"),
+            "train.py:4:33: A.HorizontalFlip(...): positional argument 3 (3) is one too many: Albumentations 1.x takes "
+            "(always_apply, p); 2.x takes (p)");
+  EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.Resize(224, 224, 1, False, 1.0, 7)])\n"),
+            "train.py:3:51: A.Resize(...): positional argument 6 (7) cannot be placed: Albumentations 1.x takes "
+            "(height, width, interpolation, always_apply, p); 2.x: argument 4 (False) is not a mask_interpolation");
+  EXPECT_EQ(refusal("albumentations", head + "def get(size):\n    return A.Compose([A.Resize(size, size)])\n"),
+            "train.py:4:32: size is a parameter of get() without a default: its value is known only when the code runs");
+  EXPECT_EQ(refusal("albumentations", head + "import sys\nif sys.argv:\n    S = 512\nelse:\n    S = 256\n"
+                                             "tf = A.Compose([A.Resize(S, S)])\n"),
+            "train.py:8:26: S is bound under a condition or loop (line 7): its value is known only when the code runs");
+  EXPECT_EQ(refusal("albumentations", head + "from config import SIZE\ntf = A.Compose([A.Resize(SIZE, SIZE)])\n"),
+            "train.py:4:26: SIZE is imported (config.SIZE): only literals written in this file are read");
+  EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.Resize(8, 8, interpolation=cv2.INTER_LANCZOS4)])\n"),
+            "train.py:3:17: \"interpolation\" = 4 (cv2.INTER_LANCZOS4 or another) has no stage equivalent; use 0 to 3");
+  EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.OneOf([A.Rotate(limit=400, p=1)])])\n"),
+            "train.py:3:26: imported as /stages/0/stages/0/angle: rotate: \"angle\" = -400.0 is outside [-360, 360]");
+  EXPECT_EQ(refusal("albumentations", head + "s = \"\"\"never closed\ntf = A.Compose([])\n"),
+            "train.py:3:5: unterminated triple-quoted string");
+  EXPECT_EQ(refusal("torchvision", "import torchvision.transforms as T\ntf = T.Compose([T.RandomCrop(32, 4, True, 0, 'reflect', 9)])\n"),
+            "train.py:2:57: T.RandomCrop(...): positional argument 6 (9) is one too many: torchvision's RandomCrop takes "
+            "(size, padding, pad_if_needed, fill, padding_mode)");
+  EXPECT_EQ(refusal("torchvision", "from torchvision import transforms\ntf = transforms.Compose([transforms.Lambda(lambda x: x)])\n"),
+            "train.py:2:44: a lambda: code runs only when the pipeline does; only literals are read");
+  EXPECT_EQ(refusal("torchvision", "from torchvision import transforms as T\ntf = T.Compose([T.Resize(256, max_size=300)])\n"),
+            "train.py:2:40: T.Resize(...): max_size 300 has no stage equivalent (resize takes a short side or a long "
+            "side, not both); remove it");
+}
+
+// Where 1.x and 2.x read positional arguments differently, the types, then the file's keywords decide.
+TEST(ImportPython, PositionalArgumentsFollowTheRelease) {
+  testing::TempDir dir;
+  const fs::path file = dir / "t.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.RandomResizedCrop((200, 300), (0.5, 1.0)), A.HorizontalFlip(0.25),\n"
+                         "                A.GaussNoise((0.1, 0.2)), A.CoarseDropout(fill=0)])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  const json& s = p["stages"];
+  EXPECT_EQ(s[0]["size"], json::parse("[300, 200]"));  // 2.x: size (h, w), scale
+  EXPECT_EQ(s[0]["scale"], json::parse("[0.5, 1.0]"));
+  EXPECT_EQ(s[1]["p"], 0.25);  // 2.x: p (1.x's always_apply is a bool)
+  EXPECT_EQ(s[2]["sigma"], json::parse("[0.1, 0.2]"));  // std_range: the file's fill= is 2.x's
+  EXPECT_TRUE(has_line(err, file.string() + ":3:17: A.GaussNoise(...): positional arguments read as Albumentations 2.x's "
+                                            "(std_range), not 1.x's (var_limit) (the file's other calls are written for 2.x)"))
+      << err;
+}
+
+}  // namespace
+}  // namespace aug
