@@ -68,6 +68,7 @@ const std::vector<Signature>& signatures() {
       {"RandomRotate90", "always_apply p", "p", 0.5},
       {"InvertImg", "always_apply p", "p", 0.5},
       {"ChannelShuffle", "always_apply p", "p", 0.5},
+      {"ToSepia", "always_apply p", "p", 0.5},
       {"NoOp", "always_apply p", "p", 0.5},
       {"ToGray", "always_apply p", "num_output_channels method p", 0.5},
       // Colour.
@@ -82,11 +83,14 @@ const std::vector<Signature>& signatures() {
        0.5},
       {"RandomBrightnessContrast", "brightness_limit contrast_limit brightness_by_max always_apply p",
        "brightness_limit contrast_limit brightness_by_max ensure_safe_range p", 0.5},
+      {"ChannelDropout", "channel_drop_range fill_value always_apply p", "channel_drop_range fill p", 0.5},
       {"RandomBrightness", "limit always_apply p", "-", 0.5},
       {"RandomContrast", "limit always_apply p", "-", 0.5},
       // Blur and noise.
       {"GaussianBlur", "blur_limit sigma_limit always_apply p", "blur_limit sigma_limit p", 0.5},
       {"MedianBlur", "blur_limit always_apply p", "blur_limit p", 0.5},
+      {"Blur", "blur_limit always_apply p", "blur_limit p", 0.5},
+      {"Downscale", "scale_min scale_max interpolation always_apply p", "scale_range interpolation_pair p", 0.5},
       {"MotionBlur", "blur_limit allow_shifted always_apply p", "blur_limit allow_shifted angle_range direction_range p",
        0.5},
       {"GaussNoise", "var_limit mean per_channel always_apply p", "std_range mean_range per_channel noise_scale_factor p",

@@ -10,6 +10,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/pipeline/albumentations.hpp"
+#include "lib/pipeline/python_import.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "tests/support/testing.hpp"
 
@@ -214,6 +215,8 @@ TEST(ImportAlbumentations, OldPipelinesImport) {
 // each imports and loads, or is refused with every transform augment lacks named by its place and
 // its closest stage (or why there is none); never another error. The count that import is a floor
 // (tests/data/albumentations-corpus/IMPORT.md has the list; measure_import.py regenerates it).
+// The same pipeline written as a training script (NN_x.py) imports to the same stages, or is
+// refused too.
 TEST(ImportAlbumentations, RealPipelinesImportOrNameWhatTheyLack) {
   const fs::path dir = testing::source_dir() / "tests" / "data" / "albumentations-corpus";
   int files = 0, imported = 0;
@@ -221,11 +224,17 @@ TEST(ImportAlbumentations, RealPipelinesImportOrNameWhatTheyLack) {
     if (entry.path().extension() != ".json") continue;
     ++files;
     const std::string name = entry.path().filename().string();
+    fs::path script = entry.path();
+    script.replace_extension(".py");
     try {
       const Imported imp = import_albumentations_file(entry.path().string());
       EXPECT_FALSE(imp.pipeline["stages"].empty()) << name;
       ++imported;
+      const Imported py = import_albumentations_python(script.string(), "");
+      EXPECT_EQ(py.pipeline["stages"], imp.pipeline["stages"]) << script;
+      EXPECT_EQ(py.pipeline.value("labels", json()), imp.pipeline.value("labels", json())) << script;
     } catch (const PipelineError& e) {
+      EXPECT_THROW(import_albumentations_python(script.string(), ""), PipelineError) << script;
       const std::string what = e.what();
       EXPECT_NE(what.find("transform(s) augment does not have"), std::string::npos) << name << ": " << what;
       std::size_t lines = 0;

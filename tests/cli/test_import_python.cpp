@@ -227,8 +227,9 @@ TEST(ImportPython, RefusalsNameFileLineAndColumn) {
             "train.py:8:26: S is bound under a condition or loop (line 7): its value is known only when the code runs");
   EXPECT_EQ(refusal("albumentations", head + "from config import SIZE\ntf = A.Compose([A.Resize(SIZE, SIZE)])\n"),
             "train.py:4:26: SIZE is imported (config.SIZE): only literals written in this file are read");
-  EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.Resize(8, 8, interpolation=cv2.INTER_LANCZOS4)])\n"),
-            "train.py:3:17: \"interpolation\" = 4 (cv2.INTER_LANCZOS4 or another) has no stage equivalent; use 0 to 3");
+  EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.Resize(8, 8, interpolation=6)])\n"),
+            "train.py:3:17: \"interpolation\" = 6 (cv2.INTER_NEAREST_EXACT or another) has no stage equivalent; use 0 "
+            "to 5");
   EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.OneOf([A.Rotate(limit=400, p=1)])])\n"),
             "train.py:3:26: imported as /stages/0/stages/0/angle: rotate: \"angle\" = -400.0 is outside [-360, 360]");
   EXPECT_EQ(refusal("albumentations", head + "s = \"\"\"never closed\ntf = A.Compose([])\n"),
