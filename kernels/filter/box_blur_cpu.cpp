@@ -132,7 +132,8 @@ void box_integer(View<const T> in, View<T> out, int k) {
   const int r = k / 2, C = in.channels, W = in.width, H = in.height, n = W * C, pad = r * C;
   const BoxDivisor b = box_divisor(k);
   std::vector<V> cols(static_cast<std::size_t>(n + 2 * pad), 0);
-  const int chunk = std::min(n, kChunk);
+  // Chunks of whole pixels: the sliding sums step by C and write C values at a time.
+  const int chunk = std::min(n, kChunk / C * C);
   std::vector<S> h(static_cast<std::size_t>(chunk)), b0, b1;
   if constexpr (std::is_same_v<V, S>) b0.resize(static_cast<std::size_t>(chunk + (k - 1) * C)), b1.resize(b0.size());
   V* sum = cols.data() + pad;
@@ -148,8 +149,8 @@ void box_integer(View<const T> in, View<T> out, int k) {
       }
     }
     T* dst = out.row(y);
-    for (int j0 = 0; j0 < n; j0 += kChunk) {
-      const int len = std::min(kChunk, n - j0);
+    for (int j0 = 0; j0 < n; j0 += chunk) {
+      const int len = std::min(chunk, n - j0);
       const V* p = cols.data() + j0;  // the window of output j0 + j starts at column sum j0 + j - r
       if (k <= kDirectRowSums) {
         row_sums_direct(h.data(), p, len, k, C);
