@@ -17,6 +17,7 @@
 #include "lib/core/text.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/albumentations.hpp"
+#include "lib/pipeline/python_import.hpp"
 #include "lib/pipeline/yaml.hpp"
 
 namespace aug {
@@ -152,7 +153,8 @@ class Loader {
     const StageType* type = find_stage_type(name);
     const StageSpec* comp = type ? nullptr : find_composition(name);
     if (!type && !comp) {
-      const std::string hint = other_library_hint(name, obj);
+      std::string hint = other_library_hint(name, obj);
+      if (hint.empty()) hint = torchvision_hint(name);
       const auto near = hint.empty() ? closest(name, every_spec_name()) : std::vector<std::string>{};
       throw PipelineError(where.child("stage").str() + ": unknown stage \"" + name + "\"" +
                           (!hint.empty() ? ": " + hint

@@ -949,6 +949,19 @@ Imported import_torchvision_python(const std::string& path, const std::string& n
   return out;
 }
 
+std::string torchvision_hint(const std::string& name) {
+  if (const TvRule* r = find_named(tv_rules(), name))
+    return std::string("that is torchvision's name; the stage is \"") + r->stage + "\" (`augment describe " + r->stage +
+           "` has its parameters; `augment import torchvision train.py` translates whole pipelines)";
+  if (const TvMissing* m = find_named(tv_missing(), name))
+    return "that is torchvision's name, and augment has no such stage yet" +
+           (m->closest ? std::string(" (the closest: ") + m->closest + (*m->why ? "; " : "") + m->why + ")" : "");
+  if (find_named(tv_left_out(), name))
+    return "that is torchvision's name for a conversion a training loader does; augment writes image files, so "
+           "leave it out";
+  return "";
+}
+
 std::string torchvision_table_markdown() {
   struct Row {
     std::string name, cell, how;

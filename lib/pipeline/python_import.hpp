@@ -37,6 +37,10 @@ Imported torchvision_pipeline(const py::Source& source, const py::Value& compose
 // Whether the importer knows the positional parameters of this Albumentations class.
 bool albumentations_signature_known(const std::string& name);
 
+// For a torchvision transform's name used as a stage: the stage to write instead ("" when the name
+// is not torchvision's).
+std::string torchvision_hint(const std::string& name);
+
 // The torchvision mapping, one row per transform (docs/albumentations.md).
 std::string torchvision_table_markdown();
 

@@ -83,6 +83,18 @@ TEST(PipelineLoad, OutOfRangeNamesPointerStageParameterAndRange) {
             "p.json:/stages/0/size: crop: \"size\" = 0 is outside [1, 65535]");
 }
 
+// A torchvision transform's name used as a stage says which stage to write (Albumentations' names
+// get the translated stage itself: tests/cli/test_first_use.cpp).
+TEST(PipelineLoad, TorchvisionNamesSayWhichStage) {
+  EXPECT_EQ(error_of(stages(R"({"stage": "RandomHorizontalFlip"})")),
+            "p.json:/stages/0/stage: unknown stage \"RandomHorizontalFlip\": that is torchvision's name; the stage is "
+            "\"flip\" (`augment describe flip` has its parameters; `augment import torchvision train.py` translates "
+            "whole pipelines)");
+  EXPECT_NE(error_of(stages(R"({"stage": "RandomIoUCrop"})")).find("no such stage yet (the closest: crop"),
+            std::string::npos);
+  EXPECT_NE(error_of(stages(R"({"stage": "ToTensor"})")).find("a conversion a training loader does"), std::string::npos);
+}
+
 TEST(PipelineLoad, WrongTypesSayWhatIsExpected) {
   EXPECT_EQ(error_of(stages(R"({"stage": "gaussian_blur", "sigma": "big"})")),
             "p.json:/stages/0/sigma: gaussian_blur: \"sigma\" must be a number or [lo, hi] (got \"big\")");
