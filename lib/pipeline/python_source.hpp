@@ -32,10 +32,11 @@ struct Value {
   // "torchvision.transforms.v2.Resize"); symbol: a named constant ("InterpolationMode.BICUBIC",
   // "AutoAugmentPolicy.CIFAR10", "torch.float32").
   std::string s;
-  std::vector<Value> items;                          // tuple, list; call: positional arguments
-  std::vector<std::pair<std::string, Value>> named;  // dict (string keys); call: keyword arguments
-  Place at;                                          // where it is written
-  std::string written;                               // call: the callee as written ("A.Resize")
+  std::vector<Value> items;  // tuple, list; call: positional arguments
+  struct Named;
+  std::vector<Named> named;  // dict (string keys); call: keyword arguments
+  Place at;                  // where it is written
+  std::string written;       // call: the callee as written ("A.Resize")
 
   bool is_number() const { return kind == Kind::integer || kind == Kind::real; }
   double number() const { return kind == Kind::integer ? static_cast<double>(i) : f; }
@@ -43,6 +44,14 @@ struct Value {
   std::string short_name() const;
   // Python's repr, roughly: for messages.
   std::string repr() const;
+};
+
+// A dict entry or keyword argument, read as a pair is (first the name, second the value). A struct,
+// not std::pair: a pair of an incomplete Value inside Value is refused by clang with libstdc++.
+struct Value::Named {
+  Named(std::string name, Value value) : first(std::move(name)), second(std::move(value)) {}
+  std::string first;
+  Value second;
 };
 
 // One Compose(...) call of a library in the file.
