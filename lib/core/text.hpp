@@ -1,6 +1,7 @@
 // Small text helpers shared by messages and the CLI.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,5 +20,8 @@ std::string quoted_list(const std::vector<std::string>& items);  // "a", "b" or 
 
 // Shortest decimal text that reads back as the same double ("0.1", "2", "1e-06").
 std::string format_number(double v);
+
+// Appends code point `cp` (at most 0x10FFFF) to `out` in UTF-8.
+void append_utf8(std::string& out, std::uint32_t cp);
 
 }  // namespace aug

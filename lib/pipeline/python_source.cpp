@@ -31,24 +31,6 @@ struct Token {
 bool is_name_start(unsigned char c) { return std::isalpha(c) || c == '_' || c >= 0x80; }
 bool is_name_char(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // The value of a string literal's body (between the quotes), escapes decoded unless raw.
 std::string decode(const std::string& body, bool raw) {
   if (raw) return body;
