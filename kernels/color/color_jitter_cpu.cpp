@@ -21,8 +21,8 @@ namespace {
 using i8 = std::int32_t __attribute__((vector_size(32)));
 
 // The helpers below pass eight-lane vectors by value; they are internal and always inlined, so the
-// baseline clone's calling convention for such vectors never comes into play.
-#pragma GCC diagnostic ignored "-Wpsabi"
+// baseline clone's calling convention for such vectors never comes into play (GCC's note about
+// that convention is turned off for the host drivers in kernels/CMakeLists.txt).
 
 // trunc for |x| < 2^31 (conversion to integer truncates, as truncf).
 [[gnu::always_inline]] inline f8 trunc8(f8 x) { return __builtin_convertvector(__builtin_convertvector(x, i8), f8); }

@@ -267,8 +267,8 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width) {
       line.clear();
     }
     while (w.size() > width) {
-      out.push_back(w.substr(0, width));
-      w = w.substr(width);
+      out.emplace_back(w, 0, width);
+      w.erase(0, width);
     }
     if (!line.empty()) line += ' ';
     line += w;

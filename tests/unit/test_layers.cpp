@@ -112,6 +112,29 @@ TEST(Layers, EveryDocumentedFolderExists) {
   for (const auto& [folder, n] : level) EXPECT_TRUE(fs::is_directory(root / folder)) << folder << " (line " << n << ")";
 }
 
+// Stage files are compiled eight to a batch (lib/CMakeLists.txt, AUGMENT_UNITY): each keeps its
+// internals in `namespace <file name>_impl`, so that two stages' kScale never meet in one batch,
+// and a file that does not is compiled alone (slower, never wrong). Every file that registers a stage
+// keeps the convention.
+TEST(Layers, EveryStageFileKeepsItsInternalsInItsOwnNamespace) {
+  const fs::path root = testing::source_dir() / "lib" / "stages";
+  const std::regex registers("\\nStageType \\w+_stage\\(\\)");
+  int stages = 0;
+  std::vector<std::string> missing;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().extension() != ".cpp") continue;
+    const std::string text = read(e.path());
+    if (!std::regex_search(text, registers)) continue;
+    ++stages;
+    const std::string own = "\nnamespace " + e.path().stem().string() + "_impl {\nnamespace {\n";
+    if (text.find(own) == std::string::npos) missing.push_back(fs::relative(e.path(), root).string());
+  }
+  EXPECT_GE(stages, 40);
+  std::string list;
+  for (const std::string& m : missing) list += "\n  lib/stages/" + m;
+  EXPECT_TRUE(missing.empty()) << "stage files without their own namespace:" << list;
+}
+
 // The check finds what it looks for: the real block and a tree with a planted upward include, a
 // sideways one and an undocumented folder.
 TEST(Layers, APlantedUpwardIncludeFails) {

@@ -16,6 +16,7 @@
 
 namespace aug {
 
+namespace jpeg_impl {
 namespace {
 
 // The JPEG standard's example tables (ITU-T T.81 Annex K), natural order.
@@ -250,8 +251,10 @@ class Jpeg final : public Stage {
 };
 
 }  // namespace
+}  // namespace jpeg_impl
 
 k::JpegQuant libjpeg_tables(int quality) {
+  using namespace jpeg_impl;  // the tables and helpers above
   const int s = quality < 50 ? 5000 / quality : 200 - quality * 2;  // jpeg_quality_scaling
   k::JpegQuant q{};
   for (int i = 0; i < 64; ++i) {
@@ -265,6 +268,7 @@ k::JpegQuant libjpeg_tables(int quality) {
   return q;
 }
 
+namespace jpeg_impl {
 namespace {
 
 // Kornia's differentiable floor and soft clip, in binary32 as Kornia computes them.
@@ -280,8 +284,10 @@ float softclip(float x, float lo, float hi) {
 }
 
 }  // namespace
+}  // namespace jpeg_impl
 
 k::KorniaJpegTables kornia_tables(float quality) {
+  using namespace jpeg_impl;  // the tables and helpers above
   k::KorniaJpegTables t{};
   const double pi = static_cast<float>(M_PI);  // Kornia's pi is a float32 tensor
   for (int x = 0; x < 8; ++x)
@@ -299,6 +305,6 @@ k::KorniaJpegTables kornia_tables(float quality) {
   return t;
 }
 
-StageType jpeg_stage() { return stage_type<Jpeg>(&jpeg_spec); }
+StageType jpeg_stage() { return stage_type<jpeg_impl::Jpeg>(&jpeg_impl::jpeg_spec); }
 
 }  // namespace aug

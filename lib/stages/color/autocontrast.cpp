@@ -5,6 +5,7 @@
 
 namespace aug {
 
+namespace autocontrast_impl {
 namespace {
 
 const StageSpec& autocontrast_spec() {
@@ -65,7 +66,8 @@ class Autocontrast final : public Stage {
 };
 
 }  // namespace
+}  // namespace autocontrast_impl
 
-StageType autocontrast_stage() { return stage_type<Autocontrast>(&autocontrast_spec); }
+StageType autocontrast_stage() { return stage_type<autocontrast_impl::Autocontrast>(&autocontrast_impl::autocontrast_spec); }
 
 }  // namespace aug

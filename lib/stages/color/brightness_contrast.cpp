@@ -12,6 +12,7 @@
 
 namespace aug {
 
+namespace brightness_contrast_impl {
 namespace {
 
 const Param<NumberParam> kBrightness{{.name = "brightness",
@@ -200,7 +201,8 @@ class BrightnessContrast final : public Stage {
 };
 
 }  // namespace
+}  // namespace brightness_contrast_impl
 
-StageType brightness_contrast_stage() { return stage_type<BrightnessContrast>(&brightness_contrast_spec); }
+StageType brightness_contrast_stage() { return stage_type<brightness_contrast_impl::BrightnessContrast>(&brightness_contrast_impl::brightness_contrast_spec); }
 
 }  // namespace aug

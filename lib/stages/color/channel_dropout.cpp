@@ -14,6 +14,7 @@
 
 namespace aug {
 
+namespace channel_dropout_impl {
 namespace {
 
 // Colour channels of the images the stage takes (RGB, RGBA): 3; a range may not reach them all.
@@ -169,7 +170,8 @@ class ChannelDropout final : public Stage {
 };
 
 }  // namespace
+}  // namespace channel_dropout_impl
 
-StageType channel_dropout_stage() { return stage_type<ChannelDropout>(&channel_dropout_spec); }
+StageType channel_dropout_stage() { return stage_type<channel_dropout_impl::ChannelDropout>(&channel_dropout_impl::channel_dropout_spec); }
 
 }  // namespace aug

@@ -6,6 +6,7 @@
 
 namespace aug {
 
+namespace channel_gain_impl {
 namespace {
 
 Param<NumberParam> gain_param(const char* name, const char* doc) {
@@ -89,7 +90,8 @@ class ChannelGain final : public Stage {
 };
 
 }  // namespace
+}  // namespace channel_gain_impl
 
-StageType channel_gain_stage() { return stage_type<ChannelGain>(&channel_gain_spec); }
+StageType channel_gain_stage() { return stage_type<channel_gain_impl::ChannelGain>(&channel_gain_impl::channel_gain_spec); }
 
 }  // namespace aug

@@ -13,6 +13,7 @@
 
 namespace aug {
 
+namespace channel_shuffle_impl {
 namespace {
 
 const StageSpec& channel_shuffle_spec() {
@@ -101,7 +102,8 @@ class ChannelShuffle final : public Stage {
 };
 
 }  // namespace
+}  // namespace channel_shuffle_impl
 
-StageType channel_shuffle_stage() { return stage_type<ChannelShuffle>(&channel_shuffle_spec); }
+StageType channel_shuffle_stage() { return stage_type<channel_shuffle_impl::ChannelShuffle>(&channel_shuffle_impl::channel_shuffle_spec); }
 
 }  // namespace aug

@@ -11,6 +11,7 @@
 
 namespace aug {
 
+namespace color_jitter_impl {
 namespace {
 
 Param<std::vector<double>> factor_param(const char* name, const char* what) {
@@ -221,7 +222,8 @@ class ColorJitter final : public Stage {
 };
 
 }  // namespace
+}  // namespace color_jitter_impl
 
-StageType color_jitter_stage() { return stage_type<ColorJitter>(&color_jitter_spec); }
+StageType color_jitter_stage() { return stage_type<color_jitter_impl::ColorJitter>(&color_jitter_impl::color_jitter_spec); }
 
 }  // namespace aug

@@ -9,6 +9,7 @@
 
 namespace aug {
 
+namespace equalize_impl {
 namespace {
 
 const StageSpec& equalize_spec() {
@@ -94,7 +95,8 @@ class Equalize final : public Stage {
 };
 
 }  // namespace
+}  // namespace equalize_impl
 
-StageType equalize_stage() { return stage_type<Equalize>(&equalize_spec); }
+StageType equalize_stage() { return stage_type<equalize_impl::Equalize>(&equalize_impl::equalize_spec); }
 
 }  // namespace aug

@@ -6,6 +6,7 @@
 
 namespace aug {
 
+namespace gamma_impl {
 namespace {
 
 const Param<NumberParam> kGamma{{.name = "gamma",
@@ -117,7 +118,8 @@ class Gamma final : public Stage {
 };
 
 }  // namespace
+}  // namespace gamma_impl
 
-StageType gamma_stage() { return stage_type<Gamma>(&gamma_spec); }
+StageType gamma_stage() { return stage_type<gamma_impl::Gamma>(&gamma_impl::gamma_spec); }
 
 }  // namespace aug

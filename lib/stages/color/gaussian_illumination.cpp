@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace gaussian_illumination_impl {
 namespace {
 
 Param<NumberParam> range_param(const char* name, const char* doc, double lo, double hi, Bound min, Bound max) {
@@ -126,7 +127,8 @@ class GaussianIllumination final : public Stage {
 };
 
 }  // namespace
+}  // namespace gaussian_illumination_impl
 
-StageType gaussian_illumination_stage() { return stage_type<GaussianIllumination>(&gaussian_illumination_spec); }
+StageType gaussian_illumination_stage() { return stage_type<gaussian_illumination_impl::GaussianIllumination>(&gaussian_illumination_impl::gaussian_illumination_spec); }
 
 }  // namespace aug

@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace grayscale_impl {
 namespace {
 
 const StageSpec& grayscale_spec() {
@@ -85,7 +86,8 @@ class Grayscale final : public Stage {
 };
 
 }  // namespace
+}  // namespace grayscale_impl
 
-StageType grayscale_stage() { return stage_type<Grayscale>(&grayscale_spec); }
+StageType grayscale_stage() { return stage_type<grayscale_impl::Grayscale>(&grayscale_impl::grayscale_spec); }
 
 }  // namespace aug

@@ -9,6 +9,7 @@
 
 namespace aug {
 
+namespace hue_saturation_value_impl {
 namespace {
 
 Param<NumberParam> shift_param(const char* name, double def, double max, const char* doc) {
@@ -172,7 +173,8 @@ class HueSaturationValue final : public Stage {
 };
 
 }  // namespace
+}  // namespace hue_saturation_value_impl
 
-StageType hue_saturation_value_stage() { return stage_type<HueSaturationValue>(&hue_saturation_value_spec); }
+StageType hue_saturation_value_stage() { return stage_type<hue_saturation_value_impl::HueSaturationValue>(&hue_saturation_value_impl::hue_saturation_value_spec); }
 
 }  // namespace aug

@@ -9,6 +9,7 @@
 
 namespace aug {
 
+namespace invert_impl {
 namespace {
 
 const StageSpec& invert_spec() {
@@ -61,7 +62,8 @@ class Invert final : public Stage {
 };
 
 }  // namespace
+}  // namespace invert_impl
 
-StageType invert_stage() { return stage_type<Invert>(&invert_spec); }
+StageType invert_stage() { return stage_type<invert_impl::Invert>(&invert_impl::invert_spec); }
 
 }  // namespace aug

@@ -6,6 +6,7 @@
 
 namespace aug {
 
+namespace planckian_jitter_impl {
 namespace {
 
 // Chromaticities [R, G, B] of black-body radiators and CIE D illuminants (Zini et al. 2022, as
@@ -126,7 +127,8 @@ class PlanckianJitter final : public Stage {
 };
 
 }  // namespace
+}  // namespace planckian_jitter_impl
 
-StageType planckian_jitter_stage() { return stage_type<PlanckianJitter>(&planckian_jitter_spec); }
+StageType planckian_jitter_stage() { return stage_type<planckian_jitter_impl::PlanckianJitter>(&planckian_jitter_impl::planckian_jitter_spec); }
 
 }  // namespace aug

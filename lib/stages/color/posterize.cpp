@@ -5,6 +5,7 @@
 
 namespace aug {
 
+namespace posterize_impl {
 namespace {
 
 const Param<IntegerParam> kBits{{.name = "bits",
@@ -85,7 +86,8 @@ class Posterize final : public Stage {
 };
 
 }  // namespace
+}  // namespace posterize_impl
 
-StageType posterize_stage() { return stage_type<Posterize>(&posterize_spec); }
+StageType posterize_stage() { return stage_type<posterize_impl::Posterize>(&posterize_impl::posterize_spec); }
 
 }  // namespace aug

@@ -7,6 +7,7 @@
 
 namespace aug {
 
+namespace rgb_shift_impl {
 namespace {
 
 constexpr double kTwenty = 20.0 / 255.0;  // Albumentations' default 20 levels of an 8-bit image
@@ -117,7 +118,8 @@ class RgbShift final : public Stage {
 };
 
 }  // namespace
+}  // namespace rgb_shift_impl
 
-StageType rgb_shift_stage() { return stage_type<RgbShift>(&rgb_shift_spec); }
+StageType rgb_shift_stage() { return stage_type<rgb_shift_impl::RgbShift>(&rgb_shift_impl::rgb_shift_spec); }
 
 }  // namespace aug

@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace sepia_impl {
 namespace {
 
 const StageSpec& sepia_spec() {
@@ -95,7 +96,8 @@ class Sepia final : public Stage {
 };
 
 }  // namespace
+}  // namespace sepia_impl
 
-StageType sepia_stage() { return stage_type<Sepia>(&sepia_spec); }
+StageType sepia_stage() { return stage_type<sepia_impl::Sepia>(&sepia_impl::sepia_spec); }
 
 }  // namespace aug

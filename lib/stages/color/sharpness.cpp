@@ -5,6 +5,7 @@
 
 namespace aug {
 
+namespace sharpness_impl {
 namespace {
 
 const Param<NumberParam> kFactor({.name = "factor",
@@ -91,7 +92,8 @@ class Sharpness final : public Stage {
 };
 
 }  // namespace
+}  // namespace sharpness_impl
 
-StageType sharpness_stage() { return stage_type<Sharpness>(&sharpness_spec); }
+StageType sharpness_stage() { return stage_type<sharpness_impl::Sharpness>(&sharpness_impl::sharpness_spec); }
 
 }  // namespace aug

@@ -5,6 +5,7 @@
 
 namespace aug {
 
+namespace solarize_impl {
 namespace {
 
 const Param<NumberParam> kThreshold{{.name = "threshold",
@@ -93,7 +94,8 @@ class Solarize final : public Stage {
 };
 
 }  // namespace
+}  // namespace solarize_impl
 
-StageType solarize_stage() { return stage_type<Solarize>(&solarize_spec); }
+StageType solarize_stage() { return stage_type<solarize_impl::Solarize>(&solarize_impl::solarize_spec); }
 
 }  // namespace aug

@@ -10,6 +10,7 @@
 
 namespace aug {
 
+namespace box_blur_impl {
 namespace {
 
 // 8-bit results are held equal to cv::blur up to here (tests/stages/test_box_blur.cpp); the
@@ -144,7 +145,8 @@ class BoxBlur final : public Stage {
 };
 
 }  // namespace
+}  // namespace box_blur_impl
 
-StageType box_blur_stage() { return stage_type<BoxBlur>(&box_blur_spec); }
+StageType box_blur_stage() { return stage_type<box_blur_impl::BoxBlur>(&box_blur_impl::box_blur_spec); }
 
 }  // namespace aug

@@ -14,6 +14,7 @@
 
 namespace aug {
 
+namespace downscale_impl {
 namespace {
 
 const Param<NumberParam> kScale{{.name = "scale",
@@ -253,7 +254,8 @@ class Downscale final : public Stage {
 };
 
 }  // namespace
+}  // namespace downscale_impl
 
-StageType downscale_stage() { return stage_type<Downscale>(&downscale_spec); }
+StageType downscale_stage() { return stage_type<downscale_impl::Downscale>(&downscale_impl::downscale_spec); }
 
 }  // namespace aug

@@ -11,6 +11,7 @@
 
 namespace aug {
 
+namespace gaussian_blur_impl {
 namespace {
 
 const Param<NumberParam> kSigma{{.name = "sigma",
@@ -165,7 +166,8 @@ class GaussianBlur final : public Stage {
 };
 
 }  // namespace
+}  // namespace gaussian_blur_impl
 
-StageType gaussian_blur_stage() { return stage_type<GaussianBlur>(&gaussian_blur_spec); }
+StageType gaussian_blur_stage() { return stage_type<gaussian_blur_impl::GaussianBlur>(&gaussian_blur_impl::gaussian_blur_spec); }
 
 }  // namespace aug

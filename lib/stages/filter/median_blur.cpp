@@ -10,6 +10,7 @@
 
 namespace aug {
 
+namespace median_blur_impl {
 namespace {
 
 constexpr int kMaxKernel = 99;  // the cost per pixel grows as k^2 (kernels/filter/median_blur.hpp)
@@ -114,7 +115,8 @@ class MedianBlur final : public Stage {
 };
 
 }  // namespace
+}  // namespace median_blur_impl
 
-StageType median_blur_stage() { return stage_type<MedianBlur>(&median_blur_spec); }
+StageType median_blur_stage() { return stage_type<median_blur_impl::MedianBlur>(&median_blur_impl::median_blur_spec); }
 
 }  // namespace aug

@@ -17,6 +17,7 @@
 
 namespace aug {
 
+namespace motion_blur_impl {
 namespace {
 
 constexpr int kMaxKernel = 63;
@@ -229,7 +230,8 @@ class MotionBlur final : public Stage {
 };
 
 }  // namespace
+}  // namespace motion_blur_impl
 
-StageType motion_blur_stage() { return stage_type<MotionBlur>(&motion_blur_spec); }
+StageType motion_blur_stage() { return stage_type<motion_blur_impl::MotionBlur>(&motion_blur_impl::motion_blur_spec); }
 
 }  // namespace aug

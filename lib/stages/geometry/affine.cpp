@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace affine_impl {
 namespace {
 
 const Param<NumberParam> kAngle{{.name = "angle",
@@ -214,7 +215,8 @@ class Affine final : public Stage {
 };
 
 }  // namespace
+}  // namespace affine_impl
 
-StageType affine_stage() { return stage_type<Affine>(&affine_spec); }
+StageType affine_stage() { return stage_type<affine_impl::Affine>(&affine_impl::affine_spec); }
 
 }  // namespace aug

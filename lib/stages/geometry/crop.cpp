@@ -13,6 +13,7 @@
 
 namespace aug {
 
+namespace crop_impl {
 namespace {
 
 const Param<IntPair> kSize{{.name = "size",
@@ -220,7 +221,8 @@ class Crop final : public Stage {
 };
 
 }  // namespace
+}  // namespace crop_impl
 
-StageType crop_stage() { return stage_type<Crop>(&crop_spec); }
+StageType crop_stage() { return stage_type<crop_impl::Crop>(&crop_impl::crop_spec); }
 
 }  // namespace aug

@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace elastic_impl {
 namespace {
 
 const Param<IntPair> kKernelSize{{.name = "kernel_size",
@@ -212,7 +213,8 @@ class Elastic final : public Stage {
 };
 
 }  // namespace
+}  // namespace elastic_impl
 
-StageType elastic_stage() { return stage_type<Elastic>(&elastic_spec); }
+StageType elastic_stage() { return stage_type<elastic_impl::Elastic>(&elastic_impl::elastic_spec); }
 
 }  // namespace aug

@@ -10,6 +10,7 @@
 
 namespace aug {
 
+namespace flip_impl {
 namespace {
 
 enum class Direction { Horizontal, Vertical, Both };
@@ -122,7 +123,8 @@ class Flip final : public Stage {
 };
 
 }  // namespace
+}  // namespace flip_impl
 
-StageType flip_stage() { return stage_type<Flip>(&flip_spec); }
+StageType flip_stage() { return stage_type<flip_impl::Flip>(&flip_impl::flip_spec); }
 
 }  // namespace aug

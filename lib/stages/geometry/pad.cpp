@@ -13,6 +13,7 @@
 
 namespace aug {
 
+namespace pad_impl {
 namespace {
 
 const Param<std::vector<std::int64_t>> kPadding =
@@ -198,7 +199,8 @@ class Pad final : public Stage {
 };
 
 }  // namespace
+}  // namespace pad_impl
 
-StageType pad_stage() { return stage_type<Pad>(&pad_spec); }
+StageType pad_stage() { return stage_type<pad_impl::Pad>(&pad_impl::pad_spec); }
 
 }  // namespace aug

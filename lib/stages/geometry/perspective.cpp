@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace perspective_impl {
 namespace {
 
 const Param<NumberParam> kDistortion{{.name = "distortion_scale",
@@ -155,7 +156,8 @@ class Perspective final : public Stage {
 };
 
 }  // namespace
+}  // namespace perspective_impl
 
-StageType perspective_stage() { return stage_type<Perspective>(&perspective_spec); }
+StageType perspective_stage() { return stage_type<perspective_impl::Perspective>(&perspective_impl::perspective_spec); }
 
 }  // namespace aug

@@ -12,6 +12,7 @@
 
 namespace aug {
 
+namespace random_resized_crop_impl {
 namespace {
 
 const Param<IntPair> kSize{{.name = "size",
@@ -132,7 +133,8 @@ class RandomResizedCrop final : public Stage {
 };
 
 }  // namespace
+}  // namespace random_resized_crop_impl
 
-StageType random_resized_crop_stage() { return stage_type<RandomResizedCrop>(&random_resized_crop_spec); }
+StageType random_resized_crop_stage() { return stage_type<random_resized_crop_impl::RandomResizedCrop>(&random_resized_crop_impl::random_resized_crop_spec); }
 
 }  // namespace aug

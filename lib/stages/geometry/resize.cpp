@@ -11,6 +11,7 @@
 
 namespace aug {
 
+namespace resize_impl {
 namespace {
 
 const Param<IntPair> kSize{{.name = "size",
@@ -211,7 +212,8 @@ class Resize final : public Stage {
 };
 
 }  // namespace
+}  // namespace resize_impl
 
-StageType resize_stage() { return stage_type<Resize>(&resize_spec); }
+StageType resize_stage() { return stage_type<resize_impl::Resize>(&resize_impl::resize_spec); }
 
 }  // namespace aug

@@ -9,6 +9,7 @@
 
 namespace aug {
 
+namespace rotate_impl {
 namespace {
 
 const Param<NumberParam> kAngle{{.name = "angle",
@@ -167,7 +168,8 @@ class Rotate final : public Stage {
 };
 
 }  // namespace
+}  // namespace rotate_impl
 
-StageType rotate_stage() { return stage_type<Rotate>(&rotate_spec); }
+StageType rotate_stage() { return stage_type<rotate_impl::Rotate>(&rotate_impl::rotate_spec); }
 
 }  // namespace aug

@@ -11,6 +11,7 @@
 
 namespace aug {
 
+namespace rotate90_impl {
 namespace {
 
 const Param<std::vector<std::int64_t>> kK{{.name = "k",
@@ -167,7 +168,8 @@ class Rotate90 final : public Stage {
 };
 
 }  // namespace
+}  // namespace rotate90_impl
 
-StageType rotate90_stage() { return stage_type<Rotate90>(&rotate90_spec); }
+StageType rotate90_stage() { return stage_type<rotate90_impl::Rotate90>(&rotate90_impl::rotate90_spec); }
 
 }  // namespace aug

@@ -9,6 +9,7 @@
 
 namespace aug {
 
+namespace coarse_dropout_impl {
 namespace {
 
 const Param<IntPair> kNumHoles{{.name = "num_holes",
@@ -195,7 +196,8 @@ class CoarseDropout final : public Stage {
 };
 
 }  // namespace
+}  // namespace coarse_dropout_impl
 
-StageType coarse_dropout_stage() { return stage_type<CoarseDropout>(&coarse_dropout_spec); }
+StageType coarse_dropout_stage() { return stage_type<coarse_dropout_impl::CoarseDropout>(&coarse_dropout_impl::coarse_dropout_spec); }
 
 }  // namespace aug

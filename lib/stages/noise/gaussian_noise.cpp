@@ -6,6 +6,7 @@
 
 namespace aug {
 
+namespace gaussian_noise_impl {
 namespace {
 
 const Param<NumberParam> kMean{{.name = "mean",
@@ -166,7 +167,8 @@ class GaussianNoise final : public Stage {
 };
 
 }  // namespace
+}  // namespace gaussian_noise_impl
 
-StageType gaussian_noise_stage() { return stage_type<GaussianNoise>(&gaussian_noise_spec); }
+StageType gaussian_noise_stage() { return stage_type<gaussian_noise_impl::GaussianNoise>(&gaussian_noise_impl::gaussian_noise_spec); }
 
 }  // namespace aug

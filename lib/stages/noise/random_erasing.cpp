@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace random_erasing_impl {
 namespace {
 
 const Param<NumberPair> kScale{{.name = "scale",
@@ -132,7 +133,8 @@ class RandomErasing final : public Stage {
 };
 
 }  // namespace
+}  // namespace random_erasing_impl
 
-StageType random_erasing_stage() { return stage_type<RandomErasing>(&random_erasing_spec); }
+StageType random_erasing_stage() { return stage_type<random_erasing_impl::RandomErasing>(&random_erasing_impl::random_erasing_spec); }
 
 }  // namespace aug

@@ -6,6 +6,7 @@
 
 namespace aug {
 
+namespace auto_augment_impl {
 namespace {
 
 enum class Policy { ImageNet, Cifar10, Svhn };
@@ -154,7 +155,8 @@ class AutoAugment final : public Stage {
 };
 
 }  // namespace
+}  // namespace auto_augment_impl
 
-StageType auto_augment_stage() { return stage_type<AutoAugment>(&auto_augment_spec); }
+StageType auto_augment_stage() { return stage_type<auto_augment_impl::AutoAugment>(&auto_augment_impl::auto_augment_spec); }
 
 }  // namespace aug

@@ -4,6 +4,7 @@
 
 namespace aug {
 
+namespace rand_augment_impl {
 namespace {
 
 const Param<IntegerParam> kNumOps{{.name = "num_ops",
@@ -131,7 +132,8 @@ class RandAugment final : public Stage {
 };
 
 }  // namespace
+}  // namespace rand_augment_impl
 
-StageType rand_augment_stage() { return stage_type<RandAugment>(&rand_augment_spec); }
+StageType rand_augment_stage() { return stage_type<rand_augment_impl::RandAugment>(&rand_augment_impl::rand_augment_spec); }
 
 }  // namespace aug

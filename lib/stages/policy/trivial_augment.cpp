@@ -4,6 +4,7 @@
 
 namespace aug {
 
+namespace trivial_augment_impl {
 namespace {
 
 const Param<IntegerParam> kBins = policy_bins_param("number of magnitude bins, one drawn uniformly per image: bin i of "
@@ -70,7 +71,8 @@ class TrivialAugment final : public Stage {
 };
 
 }  // namespace
+}  // namespace trivial_augment_impl
 
-StageType trivial_augment_stage() { return stage_type<TrivialAugment>(&trivial_augment_spec); }
+StageType trivial_augment_stage() { return stage_type<trivial_augment_impl::TrivialAugment>(&trivial_augment_impl::trivial_augment_spec); }
 
 }  // namespace aug
