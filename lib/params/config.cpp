@@ -237,6 +237,15 @@ StageConfig parse_params(const StageSpec& spec, const json& object, const Locati
     }
   }
 
+  for (const auto& group : spec.at_most_one_of) {
+    std::vector<std::string> present;
+    for (const auto& name : group)
+      if (object.contains(name)) present.push_back("\"" + name + "\"");
+    if (present.size() > 1)
+      throw PipelineError(where.child(group.back()).str() + ": " + spec.name + " takes at most one of " +
+                          join(present, ", "));
+  }
+
   for (const auto& p : spec.params) {
     if (p.required() && p.type != ParamType::Stages && !object.contains(p.name)) {
       bool grouped = false;

@@ -94,6 +94,8 @@ struct StageSpec {
   std::vector<std::string> notes;            // further paragraphs for `describe`
   std::vector<ParamSpec> params;             // `p` is added for every stage by the loader
   std::vector<std::vector<std::string>> exactly_one_of;
+  // Groups of parameters of which at most one may be given (e.g. a shift in fractions or in pixels).
+  std::vector<std::vector<std::string>> at_most_one_of;
   std::vector<DType> dtypes{DType::U8, DType::U16, DType::F32};
   std::vector<int> channels{1, 3, 4};
   bool cuda = true;                          // has a CUDA kernel (every stage has a CPU path)

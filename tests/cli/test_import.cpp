@@ -167,8 +167,8 @@ TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Resize", "height": 8, "width": 8, "interpolation": 6})")),
             "a.json: transform/transforms/0: \"interpolation\" = 6 (cv2.INTER_NEAREST_EXACT or another) has no stage "
             "equivalent; use 0 to 5");
-  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Affine", "translate_percent": [0, 0.2]})")),
-            "a.json: transform/transforms/0: translate_percent must be symmetric (-f, f)");
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Affine", "fit_output": true})")),
+            "a.json: transform/transforms/0: fit_output true has no stage equivalent");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Rotate", "limit": "x"})")),
             "a.json: transform/transforms/0: \"limit\" must be a number or a pair of numbers, not \"x\"");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Perspective"}, {"__class_fullname__": "Fancy"})")),
@@ -209,6 +209,25 @@ TEST(ImportAlbumentations, OldPipelinesImport) {
   for (const std::string& n : imp.notes) keypoints_noted |= n.find("keypoint_params format \"xy\"") != std::string::npos;
   EXPECT_TRUE(keypoints_noted);
   EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "old.json"));
+}
+
+// Affine's per-axis and asymmetric forms: a scale dict per axis, an asymmetric translate_percent,
+// translate_px per axis; keep_ratio makes one scale.
+TEST(ImportAlbumentations, AffinePerAxisScaleAndAsymmetricShifts) {
+  const json saved = json::parse(R"({"__version__": "1.4.4", "transform": {"__class_fullname__": "Compose", "p": 1.0,
+    "transforms": [
+      {"__class_fullname__": "Affine", "scale": {"x": [0.8, 1.0], "y": [1.1, 1.3]}, "translate_percent": [-0.1, 0.2]},
+      {"__class_fullname__": "Affine", "translate_px": {"x": [-8, 8], "y": [0, 4]}, "rotate": [-10, 10]},
+      {"__class_fullname__": "Affine", "scale": {"x": [0.8, 1.0], "y": [1.1, 1.3]}, "keep_ratio": true}]}})");
+  const Imported imp = import_albumentations(saved, "affine.json");
+  const auto& st = imp.pipeline["stages"];
+  ASSERT_EQ(st.size(), 3u) << imp.pipeline.dump();
+  EXPECT_EQ(st[0]["scale"], json::parse("[0.8, 1.0, 1.1, 1.3]")) << st[0].dump();
+  EXPECT_EQ(st[0]["translate"], json::parse("[-0.1, 0.2, -0.1, 0.2]")) << st[0].dump();
+  EXPECT_EQ(st[1]["translate_px"], json::parse("[-8, 8, 0, 4]")) << st[1].dump();
+  EXPECT_FALSE(st[1].contains("translate")) << st[1].dump();
+  EXPECT_EQ(st[2]["scale"], json::parse("[0.8, 1.0]")) << st[2].dump();
+  EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "affine.json"));
 }
 
 // The corpus of real training pipelines (tests/data/albumentations-corpus, with their sources):

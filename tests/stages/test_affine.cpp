@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
@@ -109,6 +110,73 @@ TEST(Affine, OneShearNumberIsSymmetricXOnlyAndTranslationRoundsHalfToEven) {
   EXPECT_EQ(txs, std::set<long long>{0});
 }
 
+// Albumentations' forms: an asymmetric translate range, a shift in pixels, a scale per axis (diag(sx, sy)
+// applied first, before the shears).
+TEST(Affine, AsymmetricTranslationPixelShiftsAndScalePerAxis) {
+  const Shape shape{200, 100, 3, DType::U8};
+  const Pipeline p = testing::one_stage(
+      R"({"stage": "affine", "translate": [-0.1, 0.3, 0.05, 0.2], "scale": [0.5, 0.9, 1.2, 1.6], "shear": [-5, 5, 0, 8]})");
+  const int N = 3000;
+  Stats tx, ty, sx, sy;
+  for (int i = 0; i < N; ++i) {
+    const json m = plan_params(p, shape, "a" + std::to_string(i) + ".jpg");
+    const double x = m.at("translate")[0].get<double>(), y = m.at("translate")[1].get<double>();
+    const double s0 = m.at("scale")[0], s1 = m.at("scale")[1];
+    tx.add(x), ty.add(y), sx.add(s0), sy.add(s1);
+    const double a = m.at("angle"), shx = m.at("shear")[0], shy = m.at("shear")[1];
+    const M3 S{s0, 0, 0, 0, s1, 0, 0, 0, 1};
+    const double cx = 99.5, cy = 49.5;
+    // T · C · (R · SHy · SHx) · S · C⁻¹, R · SHy · SHx being torchvision's matrix about 0 at scale 1.
+    const M3 rsh = torchvision_affine(0, 0, a, 0, 0, 1, shx, shy);
+    const M3 want = mul(translation(x + cx, y + cy), mul(rsh, mul(S, translation(-cx, -cy))));
+    const M3 got = m.at("matrix").get<M3>();
+    for (int k = 0; k < 9; ++k) ASSERT_NEAR(got[k], want[k], 1e-9) << "entry " << k << " of " << m.dump();
+  }
+  // tx = round(U(-20, 60)), ty = round(U(5, 20)); every integer reached.
+  EXPECT_EQ(tx.lo, -20); EXPECT_EQ(tx.hi, 60);
+  EXPECT_EQ(ty.lo, 5); EXPECT_EQ(ty.hi, 20);
+  EXPECT_GE(sx.lo, 0.5); EXPECT_LT(sx.hi, 0.9);
+  EXPECT_GE(sy.lo, 1.2); EXPECT_LT(sy.hi, 1.6);
+  auto near_mean = [&](const Stats& s, double lo, double hi, const char* what) {
+    const double se = (hi - lo) / std::sqrt(12.0) / std::sqrt(static_cast<double>(N));
+    EXPECT_NEAR(s.mean(), (lo + hi) / 2, 4 * se) << what;
+  };
+  near_mean(tx, -20, 60, "tx");
+  near_mean(ty, 5, 20, "ty");
+  near_mean(sx, 0.5, 0.9, "scale x");
+  near_mean(sy, 1.2, 1.6, "scale y");
+
+  // translate_px: each integer of the range about as often (chi-square, 14 degrees of freedom for x).
+  const Pipeline q = testing::one_stage(R"({"stage": "affine", "translate_px": [-7, 7, 3, 3]})");
+  std::vector<int> count(15, 0);
+  const int M = 3000;
+  for (int i = 0; i < M; ++i) {
+    const json m = plan_params(q, shape, "b" + std::to_string(i) + ".jpg");
+    const long long x = m.at("translate")[0].get<long long>();
+    ASSERT_GE(x, -7); ASSERT_LE(x, 7);
+    EXPECT_EQ(m.at("translate")[1].get<long long>(), 3);
+    ++count[static_cast<std::size_t>(x + 7)];
+  }
+  double chi2 = 0;
+  for (int c : count) chi2 += (c - M / 15.0) * (c - M / 15.0) / (M / 15.0);
+  EXPECT_LT(chi2, 36.1) << "chi-square of the x shifts (p = 0.001 at 14 dof)";
+}
+
+TEST(Affine, OneScaleRangeGivesTheSameDrawsAsBefore) {
+  // [lo, hi] draws one scale for both axes and the manifest records one number.
+  const Shape shape{64, 48, 3, DType::U8};
+  const Pipeline p = testing::one_stage(R"({"stage": "affine", "scale": [0.8, 1.2], "translate": [0.1, 0.1]})");
+  for (int i = 0; i < 50; ++i) {
+    const json m = plan_params(p, shape, "c" + std::to_string(i) + ".jpg");
+    ASSERT_TRUE(m.at("scale").is_number()) << m.dump();
+    const M3 got = m.at("matrix").get<M3>();
+    const M3 want = torchvision_affine(31.5, 23.5, m.at("angle"), m.at("translate")[0].get<double>(),
+                                       m.at("translate")[1].get<double>(), m.at("scale"), m.at("shear")[0],
+                                       m.at("shear")[1]);
+    for (int k = 0; k < 9; ++k) ASSERT_NEAR(got[k], want[k], 1e-9) << m.dump();
+  }
+}
+
 // ---- errors name the parameter ----------------------------------------------------------------------
 
 TEST(Affine, ErrorsNameTheParameter) {
@@ -118,6 +186,13 @@ TEST(Affine, ErrorsNameTheParameter) {
       {R"({"stage": "affine", "shear": [0, 90]})", "shear"},
       {R"({"stage": "affine", "translate": [1.5, 0]})", "translate"},
       {R"({"stage": "affine", "scale": [1.2, 0.8]})", "scale"},
+      {R"({"stage": "affine", "scale": [1, 1.2, 0.9]})", "scale"},
+      {R"({"stage": "affine", "scale": [1, 1.2, 0.9, 0.8]})", "scale"},
+      {R"({"stage": "affine", "translate": [-0.1, 0.1]})", "translate"},
+      {R"({"stage": "affine", "translate": [0.2, -0.1, 0, 0]})", "translate"},
+      {R"({"stage": "affine", "translate_px": [1, 2, 3]})", "translate_px"},
+      {R"({"stage": "affine", "translate_px": [3, 1]})", "translate_px"},
+      {R"({"stage": "affine", "translate_px": [1, 3], "translate": [0.1, 0.1]})", "translate_px"},
   });
 }
 

@@ -266,10 +266,11 @@ std::vector<json> forms(const ParamSpec& p, const json& value, const json& other
 json base_object(const StageSpec& s, const std::string& param) {
   json base = s.example.empty() ? json::parse(s.cases.at(0)) : json::parse(s.example.dump());
   base.erase("stage");
-  for (const auto& group : s.exactly_one_of)
-    if (std::find(group.begin(), group.end(), param) != group.end())
-      for (const auto& name : group)
-        if (name != param) base.erase(name);
+  for (const auto* groups : {&s.exactly_one_of, &s.at_most_one_of})
+    for (const auto& group : *groups)
+      if (std::find(group.begin(), group.end(), param) != group.end())
+        for (const auto& name : group)
+          if (name != param) base.erase(name);
   return base;
 }
 

@@ -2,7 +2,10 @@
 // engine; 8-bit images equal cv::warpAffine with the recorded matrix.
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <optional>
+#include <vector>
 
 #include "lib/stages/geometry/warp_op.hpp"
 
@@ -19,20 +22,32 @@ const Param<NumberParam> kAngle{{.name = "angle",
                                  .random = true,
                                  .min = Bound{-360},
                                  .max = Bound{360}}};
-const Param<NumberPair> kTranslate{{.name = "translate",
-                                    .doc = "largest shift as fractions of the width and height: tx = "
-                                           "round(U(-fx*W, fx*W)), ty likewise (torchvision's draw)",
-                                    .default_value = {0.0, 0.0},
-                                    .min = Bound{0},
-                                    .max = Bound{1},
-                                    .elements = "[fx, fy]"}};
-const Param<NumberPair> kScale{{.name = "scale",
-                                .doc = "scale factor drawn uniformly in [lo, hi]",
-                                .default_value = {1.0, 1.0},
-                                .min = Bound{0, true},
-                                .max = Bound{16},
-                                .ordered = true,
-                                .elements = "[lo, hi]"}};
+const Param<std::vector<double>> kTranslate{
+    {.name = "translate",
+     .doc = "shift as fractions of the width and height (default none): [fx, fy] draws tx = "
+            "round(U(-fx*W, fx*W)) and ty likewise (torchvision's draw, fx and fy in [0, 1]); one number f is "
+            "[|f|, |f|]; [xlo, xhi, ylo, yhi] draws tx = round(U(xlo*W, xhi*W)) and ty = round(U(ylo*H, yhi*H)) "
+            "(an asymmetric range, as Albumentations' translate_percent)",
+     .optional = true,
+     .min = Bound{-1},
+     .max = Bound{1},
+     .elements = "[fx, fy] or [xlo, xhi, ylo, yhi]"}};
+const Param<std::vector<std::int64_t>> kTranslatePx{
+    {.name = "translate_px",
+     .doc = "shift in whole pixels instead of translate: [lo, hi] draws tx and ty each uniformly among the "
+            "integers of [lo, hi]; one number n is [-|n|, |n|]; [xlo, xhi, ylo, yhi] gives each axis its own "
+            "range (Albumentations' translate_px)",
+     .optional = true,
+     .min = Bound{-65536},
+     .max = Bound{65536},
+     .elements = "[lo, hi] or [xlo, xhi, ylo, yhi]"}};
+const Param<std::vector<double>> kScale{{.name = "scale",
+                                         .doc = "scale factor drawn uniformly in [lo, hi] (both axes alike); "
+                                                "[xlo, xhi, ylo, yhi] draws the x and y factors apart",
+                                         .default_value = std::vector<double>{1.0, 1.0},
+                                         .min = Bound{0, true},
+                                         .max = Bound{16},
+                                         .elements = "[lo, hi] or [xlo, xhi, ylo, yhi]"}};
 const Param<std::vector<double>> kShear{{.name = "shear",
                                          .doc = "shear in degrees: s (x-shear in [-|s|, |s|]), [lo, hi] (x only) or "
                                                 "[xlo, xhi, ylo, yhi]",
@@ -65,7 +80,8 @@ const StageSpec& affine_spec() {
                 "WARP_INVERSE_MAP), `width`, `height`, `interpolation`, `border` and `fill`; 8-bit images equal "
                 "cv::warpAffine with them to the bit.",
                 "torchvision's default interpolation is nearest; here bilinear."},
-      .params = {kAngle, kTranslate, kScale, kShear, kCenter, kInterpolation, kBorder, kFill},
+      .params = {kAngle, kTranslate, kTranslatePx, kScale, kShear, kCenter, kInterpolation, kBorder, kFill},
+      .at_most_one_of = {{"translate", "translate_px"}},
       .tolerance = {.reason = "integer images: integer arithmetic on coordinate and weight tables computed once on "
                               "the host; float images: the same binary32 operations in the same order without FMA "
                               "contraction on every backend"},
@@ -80,7 +96,9 @@ const StageSpec& affine_spec() {
                 R"({"angle": 1.5, "scale": [1.3, 1.3], "interpolation": "bicubic", "border": "reflect"})",
                 R"({"angle": [-45, 45], "translate": [0.3, 0.3], "border": "reflect101"})",
                 R"({"scale": [0.5, 0.6], "shear": [10, 20], "border": "wrap", "center": [1, 2]})",
-                R"({"angle": 7, "translate": [0.5, 0.5], "fill": [255, 64, 0], "interpolation": "bicubic"})"},
+                R"({"angle": 7, "translate": [0.5, 0.5], "fill": [255, 64, 0], "interpolation": "bicubic"})",
+                R"({"translate": [-0.2, 0.1, 0, 0.3], "scale": [0.8, 1.0, 1.1, 1.3], "shear": [-4, 4, 0, 6]})",
+                R"({"angle": [-5, 5], "translate_px": [-5, 9, 2, 4], "border": "reflect"})"},
       .identity = R"({"angle": 0, "translate": [0, 0], "scale": [1, 1], "shear": 0, "interpolation": "bicubic"})",
       .bench = {R"({"angle": 10, "translate": [0.1, 0.1], "scale": [1.1, 1.1], "shear": 5})",
                 R"({"angle": -10, "shear": [-5, 5, -5, 5], "interpolation": "nearest"})"},
@@ -91,6 +109,14 @@ torchvision v2's RandomAffine draws, in its order: `angle ~ U`, `tx = rne(U(-fx*
 `a = cos(r-sy)/cos(sy)`, `b = -cos(r-sy)*tan(sx)/cos(sy) - sin(r)`, `c = sin(r-sy)/cos(sy)`,
 `d = -sin(r-sy)*tan(sx)/cos(sy) + cos(r)`, times the scale, then `m2 = m0*(-cx) + m1*(-cy) + cx + tx`
 (`m5` likewise): T·C·R·S·SHy·SHx·C⁻¹. A positive angle turns clockwise on screen, as torchvision's affine.
+
+Beyond torchvision, for pipelines imported from Albumentations' Affine:
+- `translate: [xlo, xhi, ylo, yhi]` draws `tx = rne(U(xlo*W, xhi*W))`, `ty = rne(U(ylo*H, yhi*H))`
+  (an asymmetric range); `translate_px: [xlo, xhi, ylo, yhi]` (or `[lo, hi]` for both) draws each
+  shift uniformly among the integers of its range. Either takes the place of the two shift draws.
+- `scale: [xlo, xhi, ylo, yhi]` draws `scale_x`, then `scale_y`, in the place of the one scale draw,
+  and S becomes `diag(scale_x, scale_y)` applied first (the columns of R·SHy·SHx scaled: `a*scale_x`,
+  `b*scale_y`, `c*scale_x`, `d*scale_y`); with one scale this is the matrix above, entry for entry.
 
 The matrix is resolved on the host; the pixels are the [warp engine](../arithmetic.md#warp-engine)'s, so 8-bit outputs equal `cv::warpAffine` / `cv::warpPerspective` run with the `matrix`, `width`, `height`, `interpolation`, `border` and `fill` the manifest records.
 )md",
@@ -118,10 +144,9 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             return s;
           }},
           {.name = "Affine",
-           .how = "scale, translate_percent (symmetric), rotate, shear, interpolation, mode / border_mode, cval / "
-                  "fill; per-axis scale, translate_px and fit_output are refused",
+           .how = "scale (per axis too, keep_ratio), translate_percent and translate_px (asymmetric and per axis "
+                  "too), rotate, shear, interpolation, mode / border_mode, cval / fill; fit_output is refused",
            .convert = [](const TransformReader& t) {
-            if (t.has("translate_px")) t.fail("translate_px has no stage equivalent (affine translates by fractions)");
             if (t.has("fit_output") && t.saved().at("fit_output").get<bool>()) t.fail("fit_output true has no stage equivalent");
             auto axis_pair = [&](const char* key, std::pair<double, double> fallback, bool symmetric) {
               if (t.has(key) && t.saved().at(key).is_object()) {
@@ -134,11 +159,26 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             };
             ojson s{{"stage", "affine"}};
             const auto [sx, sy] = axis_pair("scale", {1, 1}, false);
-            if (sx != sy) t.fail("a different scale for x and y has no stage equivalent");
-            s["scale"] = ojson::array({sx.first, sx.second});
-            const auto [tx, ty] = axis_pair("translate_percent", {0, 0}, true);
-            if (tx.first != -tx.second || ty.first != -ty.second) t.fail("translate_percent must be symmetric (-f, f)");
-            s["translate"] = ojson::array({tx.second, ty.second});
+            if (sx == sy || t.flag("keep_ratio", false)) {
+              if (sx != sy) t.note("keep_ratio: the y scale is the x scale, as Albumentations draws it");
+              s["scale"] = ojson::array({sx.first, sx.second});
+            } else {
+              s["scale"] = ojson::array({sx.first, sx.second, sy.first, sy.second});
+            }
+            if (t.has("translate_px")) {
+              if (t.has("translate_percent")) t.fail("translate_percent and translate_px are both given");
+              const auto [px, py] = axis_pair("translate_px", {0, 0}, true);
+              s["translate_px"] = ojson::array({std::lround(px.first), std::lround(px.second), std::lround(py.first),
+                                                std::lround(py.second)});
+            } else {
+              const auto [tx, ty] = axis_pair("translate_percent", {0, 0}, true);
+              if (tx.first == -tx.second && ty.first == -ty.second)
+                s["translate"] = ojson::array({tx.second, ty.second});
+              else
+                s["translate"] = ojson::array({tx.first, tx.second, ty.first, ty.second});
+              if (tx != std::pair{0.0, 0.0} || ty != std::pair{0.0, 0.0})
+                t.note("translate_percent: affine rounds the shift to whole pixels");
+            }
             const auto [rlo, rhi] = t.limit("rotate", {0, 0}, true);
             s["angle"] = span(rlo, rhi);
             if (rlo != -rhi) t.note("rotate range used as is: affine's angle is clockwise; check the direction");
@@ -155,12 +195,18 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
   return spec;
 }
 
+// [lo, hi] from a list of 2 (or [v, v] from one number), for the axis `axis` (0 x, 1 y) of a list of 4.
+template <class T>
+std::array<T, 2> axis_range(const std::vector<T>& v, int axis) {
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() == 2) return {v[0], v[1]};
+  return {v[2 * axis], v[2 * axis + 1]};
+}
+
 class Affine final : public Stage {
  public:
   explicit Affine(const StageConfig& c)
       : angle_(c.get(kAngle)),
-        translate_(c.get(kTranslate)),
-        scale_(c.get(kScale)),
         interp_(c.get(kInterpolation)),
         border_(c.get(kBorder)),
         fill_(warp_fill(c.get(kFill))) {
@@ -176,15 +222,55 @@ class Affine final : public Stage {
     } else {
       c.fail(kShear, "takes 1, 2 or 4 numbers, not " + std::to_string(s.size()));
     }
+
+    const std::vector<double>& sc = c.get(kScale);
+    if (sc.size() != 1 && sc.size() != 2 && sc.size() != 4)
+      c.fail(kScale, "takes 1, 2 or 4 numbers, not " + std::to_string(sc.size()));
+    per_axis_scale_ = sc.size() == 4;
+    scale_x_ = axis_range(sc, 0), scale_y_ = axis_range(sc, 1);
+    if (scale_x_[0] > scale_x_[1] || scale_y_[0] > scale_y_[1]) c.fail(kScale, "ranges must be [lo, hi] with lo <= hi");
+
+    if (c.has(kTranslatePx)) {
+      const std::vector<std::int64_t>& t = c.get(kTranslatePx);
+      if (t.size() != 1 && t.size() != 2 && t.size() != 4)
+        c.fail(kTranslatePx, "takes 1, 2 or 4 integers, not " + std::to_string(t.size()));
+      px_x_ = axis_range(t, 0), px_y_ = axis_range(t, 1);
+      if (t.size() == 1) px_x_ = px_y_ = {-std::abs(t[0]), std::abs(t[0])};
+      if (px_x_[0] > px_x_[1] || px_y_[0] > px_y_[1]) c.fail(kTranslatePx, "ranges must be [lo, hi] with lo <= hi");
+      pixels_ = true;
+    } else if (c.has(kTranslate)) {
+      const std::vector<double>& t = c.get(kTranslate);
+      if (t.size() == 1) {
+        translate_x_ = translate_y_ = {-std::fabs(t[0]), std::fabs(t[0])};
+      } else if (t.size() == 2) {
+        const double fx = t[0], fy = t[1];
+        if (fx < 0 || fy < 0)
+          c.fail(kTranslate, "[fx, fy] are the largest shifts and cannot be negative; [xlo, xhi, ylo, yhi] takes "
+                             "an asymmetric range");
+        translate_x_ = {-fx, fx}, translate_y_ = {-fy, fy};
+      } else if (t.size() == 4) {
+        translate_x_ = {t[0], t[1]}, translate_y_ = {t[2], t[3]};
+        if (t[0] > t[1] || t[2] > t[3]) c.fail(kTranslate, "ranges must be [lo, hi] with lo <= hi");
+      } else {
+        c.fail(kTranslate, "takes 1, 2 or 4 numbers, not " + std::to_string(t.size()));
+      }
+    }
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
-    // torchvision v2 RandomAffine._get_params, in its order.
+    // torchvision v2 RandomAffine._get_params, in its order (the per-axis forms draw x, then y, in
+    // the same places).
     const double angle = angle_.sample(d);
-    const double max_dx = translate_[0] * in.width, max_dy = translate_[1] * in.height;
-    const double tx = std::nearbyint(d.uniform(-max_dx, max_dx));
-    const double ty = std::nearbyint(d.uniform(-max_dy, max_dy));
-    const double scale = d.uniform(scale_[0], scale_[1]);
+    double tx, ty;
+    if (pixels_) {
+      tx = static_cast<double>(d.integer(px_x_[0], px_x_[1]));
+      ty = static_cast<double>(d.integer(px_y_[0], px_y_[1]));
+    } else {
+      tx = std::nearbyint(d.uniform(translate_x_[0] * in.width, translate_x_[1] * in.width));
+      ty = std::nearbyint(d.uniform(translate_y_[0] * in.height, translate_y_[1] * in.height));
+    }
+    const double scale_x = d.uniform(scale_x_[0], scale_x_[1]);
+    const double scale_y = per_axis_scale_ ? d.uniform(scale_y_[0], scale_y_[1]) : scale_x;
     const double shear_x = d.uniform(shear_x_[0], shear_x_[1]);
     const double shear_y = d.uniform(shear_y_[0], shear_y_[1]);
     Warp w;
@@ -195,18 +281,24 @@ class Affine final : public Stage {
     w.out_height = in.height;
     const double cx = center_ ? (*center_)[0] : (in.width - 1) * 0.5;
     const double cy = center_ ? (*center_)[1] : (in.height - 1) * 0.5;
-    if (angle != 0.0 || tx != 0.0 || ty != 0.0 || scale != 1.0 || shear_x != 0.0 || shear_y != 0.0)
-      w.matrix = torchvision_affine_forward(cx, cy, angle, tx, ty, scale, shear_x, shear_y);
-    const nlohmann::json drawn{{"angle", angle},
-                               {"translate", {static_cast<long long>(tx), static_cast<long long>(ty)}},
-                               {"scale", scale},
-                               {"shear", {shear_x, shear_y}}};
+    if (angle != 0.0 || tx != 0.0 || ty != 0.0 || scale_x != 1.0 || scale_y != 1.0 || shear_x != 0.0 ||
+        shear_y != 0.0)
+      w.matrix = torchvision_affine_forward(cx, cy, angle, tx, ty, scale_x, scale_y, shear_x, shear_y);
+    nlohmann::json drawn{{"angle", angle},
+                         {"translate", {static_cast<long long>(tx), static_cast<long long>(ty)}},
+                         {"scale", scale_x},
+                         {"shear", {shear_x, shear_y}}};
+    if (per_axis_scale_) drawn["scale"] = {scale_x, scale_y};
     return std::make_unique<WarpOp>(in, w, drawn);
   }
 
  private:
   NumberParam angle_;
-  NumberPair translate_, scale_;
+  NumberPair translate_x_{0, 0}, translate_y_{0, 0};
+  IntPair px_x_{0, 0}, px_y_{0, 0};
+  bool pixels_ = false;
+  NumberPair scale_x_{1, 1}, scale_y_{1, 1};
+  bool per_axis_scale_ = false;
   NumberPair shear_x_{0, 0}, shear_y_{0, 0};
   Drawn<Interp> interp_;
   Drawn<Border> border_;

@@ -36,15 +36,22 @@ inline std::array<double, 4> torchvision_rotation_shear(double angle, double she
 // _get_inverse_affine_matrix(center, angle, translate, scale, shear, inverted=False): translate ·
 // centre · rotate · scale · shear-y · shear-x · centre⁻¹, angle and shears in degrees, the angle
 // positive clockwise on screen (y down), as torchvision's affine takes it; rotate passes -angle.
+// With a scale per axis (scale_x, scale_y), the scale is diag(scale_x, scale_y) applied first, before
+// the shears (for one scale that is the same matrix, entry for entry).
 inline std::array<double, 9> torchvision_affine_forward(double cx, double cy, double angle, double tx, double ty,
-                                                        double scale, double shear_x, double shear_y) {
+                                                        double scale_x, double scale_y, double shear_x,
+                                                        double shear_y) {
   const auto [a, b, c, d] = torchvision_rotation_shear(angle, shear_x, shear_y);
-  std::array<double, 9> m{a * scale, b * scale, 0.0, c * scale, d * scale, 0.0, 0.0, 0.0, 1.0};
+  std::array<double, 9> m{a * scale_x, b * scale_y, 0.0, c * scale_x, d * scale_y, 0.0, 0.0, 0.0, 1.0};
   m[2] += m[0] * -cx + m[1] * -cy;
   m[5] += m[3] * -cx + m[4] * -cy;
   m[2] += cx + tx;
   m[5] += cy + ty;
   return m;
+}
+inline std::array<double, 9> torchvision_affine_forward(double cx, double cy, double angle, double tx, double ty,
+                                                        double scale, double shear_x, double shear_y) {
+  return torchvision_affine_forward(cx, cy, angle, tx, ty, scale, scale, shear_x, shear_y);
 }
 
 // The inverse (output -> input) matrix of the same call with inverted=True, as torchvision computes it.
