@@ -73,6 +73,7 @@ const std::vector<Signature>& signatures() {
       {"ToGray", "always_apply p", "num_output_channels method p", 0.5},
       // Colour.
       {"Equalize", "mode by_channels mask mask_params always_apply p", "mode by_channels mask mask_params p", 0.5},
+      {"CLAHE", "clip_limit tile_grid_size always_apply p", "clip_limit tile_grid_size p", 0.5},
       {"Posterize", "num_bits always_apply p", "num_bits p", 0.5},
       {"Solarize", "threshold always_apply p", "threshold_range p", 0.5},
       {"RandomGamma", "gamma_limit eps always_apply p", "gamma_limit p", 0.5},
