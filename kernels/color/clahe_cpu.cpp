@@ -2,6 +2,7 @@
 // the plane, the histograms tile by tile (border indices only for the padded columns and rows), the
 // tables, then per row the blend with the column coordinates computed once.
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -108,15 +109,16 @@ void run(View<const T> in, View<T> out, const ClaheArgs& args, const Lab8Tables*
   const std::size_t tables = static_cast<std::size_t>(g.tiles_x) * g.tiles_y * bins;
   const std::size_t pixels = static_cast<std::size_t>(in.width) * in.height;
   const int cc = args.color_channels;
-  std::vector<V> plane(pixels);
-  std::vector<std::uint8_t> ab(cc == 3 ? 2 * pixels : 0);
-  plane_rows<T, V>(in, plane.data(), ab.data(), lab, cc);
+  // Every value of the planes is written before it is read: no need to clear them.
+  const std::unique_ptr<V[]> plane(new V[pixels]);
+  const std::unique_ptr<std::uint8_t[]> ab(cc == 3 ? new std::uint8_t[2 * pixels] : nullptr);
+  plane_rows<T, V>(in, plane.get(), ab.get(), lab, cc);
   std::vector<unsigned> hist(tables, 0u);
-  histograms<V>(plane.data(), hist.data(), g);
+  histograms<V>(plane.get(), hist.data(), g);
   std::vector<V> lut(tables);
   for (std::size_t t = 0; t < static_cast<std::size_t>(g.tiles_x) * g.tiles_y; ++t)
     clahe_tile_lut<V>(hist.data() + t * bins, lut.data() + t * bins, g);
-  apply_rows<T, V>(in, out, plane.data(), cc == 3 ? ab.data() : nullptr, lut.data(), lab, g, cc);
+  apply_rows<T, V>(in, out, plane.get(), ab.get(), lut.data(), lab, g, cc);
 }
 
 }  // namespace
