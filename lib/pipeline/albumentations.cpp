@@ -31,7 +31,6 @@ struct Missing {
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
       {"Sharpen", "sharpness", "a different 3x3 kernel with alpha and lightness"},
-      {"CLAHE", "equalize", "tiled, clipped equalisation of luma"},
       {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
@@ -46,7 +45,6 @@ const std::vector<Missing>& not_available() {
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"GridDropout", "coarse_dropout", "holes on a grid"},
       {"PixelDropout", "coarse_dropout", "single pixels"},
-      {"FancyPCA", "color_jitter", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},

@@ -73,6 +73,9 @@ const std::vector<Signature>& signatures() {
       {"ToGray", "always_apply p", "num_output_channels method p", 0.5},
       // Colour.
       {"Equalize", "mode by_channels mask mask_params always_apply p", "mode by_channels mask mask_params p", 0.5},
+      {"CLAHE", "clip_limit tile_grid_size always_apply p", "clip_limit tile_grid_size p", 0.5},
+      {"RandomToneCurve", "scale always_apply p", "scale per_channel p", 0.5},
+      {"FancyPCA", "alpha always_apply p", "alpha p", 0.5},
       {"Posterize", "num_bits always_apply p", "num_bits p", 0.5},
       {"Solarize", "threshold always_apply p", "threshold_range p", 0.5},
       {"RandomGamma", "gamma_limit eps always_apply p", "gamma_limit p", 0.5},

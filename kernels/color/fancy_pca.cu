@@ -1,0 +1,77 @@
+#include "kernels/color/fancy_pca.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace aug::k {
+
+namespace {
+
+template <class T>
+using SumOf = std::conditional_t<std::is_same_v<T, float>, double, long long>;
+
+template <class T>
+struct PcaRows {
+  AUG_FIELDS(PcaRows, in, rows, color_channels)
+  View<const T> in;
+  PcaSums<SumOf<T>>* rows;
+  int color_channels;
+  AUG_HD void operator()(std::size_t y) const {
+    rows[y] = pca_row_sums<SumOf<T>>(in.row(static_cast<int>(y)), in.width, in.channels, color_channels);
+  }
+};
+
+template <class T>
+struct PcaReduce {
+  AUG_FIELDS(PcaReduce, rows, map, height, width, color_channels, alpha)
+  const PcaSums<SumOf<T>>* rows;
+  PcaMap* map;
+  int height, width, color_channels;
+  PcaAlpha alpha;
+  AUG_HD void operator()(std::size_t) const {
+    PcaSums<SumOf<T>> t{};
+    for (int y = 0; y < height; ++y)
+      for (int i = 0; i < 9; ++i) t.s[i] = t.s[i] + rows[y].s[i];
+    double max = 1.0;
+    if constexpr (!std::is_same_v<T, float>) max = static_cast<double>(SampleTraits<T>::max);
+    *map = pca_map(t, static_cast<double>(width) * height, max, color_channels, alpha.a);
+  }
+};
+
+template <class T>
+struct PcaApply {
+  AUG_FIELDS(PcaApply, in, out, map, color_channels)
+  View<const T> in;
+  View<T> out;
+  const PcaMap* map;
+  int color_channels;
+  AUG_HD void operator()(int x, int y) const {
+    const T* s = in.row(y) + x * in.channels;
+    T* d = out.row(y) + x * out.channels;
+    pca_pixel(s, d, *map, color_channels);
+    for (int c = color_channels; c < out.channels; ++c) d[c] = s[c];
+  }
+};
+
+}  // namespace
+
+template <class T>
+void fancy_pca(View<const T> in, View<T> out, const PcaAlpha& alpha, int color_channels, Scratch& scratch,
+               const Exec& exec) {
+  if (exec.cpu) return cpu::fancy_pca(in, out, alpha, color_channels);
+  const std::size_t rows_bytes = (static_cast<std::size_t>(in.height) * sizeof(PcaSums<SumOf<T>>) + 255) / 256 * 256;
+  auto* base = static_cast<unsigned char*>(scratch.scratch(rows_bytes + sizeof(PcaMap)));
+  auto* rows = reinterpret_cast<PcaSums<SumOf<T>>*>(base);
+  auto* map = reinterpret_cast<PcaMap*>(base + rows_bytes);
+  for_1d(PcaRows<T>{in, rows, color_channels}, static_cast<std::size_t>(in.height), exec, "fancy_pca (sums)");
+  for_1d(PcaReduce<T>{rows, map, in.height, in.width, color_channels, alpha}, 1, exec, "fancy_pca (map)");
+  for_2d(PcaApply<T>{in, out, map, color_channels}, out.width, out.height, exec, "fancy_pca");
+}
+
+template void fancy_pca<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const PcaAlpha&, int, Scratch&,
+                                      const Exec&);
+template void fancy_pca<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const PcaAlpha&, int,
+                                       Scratch&, const Exec&);
+template void fancy_pca<float>(View<const float>, View<float>, const PcaAlpha&, int, Scratch&, const Exec&);
+
+}  // namespace aug::k

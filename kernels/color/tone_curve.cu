@@ -1,0 +1,23 @@
+#include "kernels/color/tone_curve.hpp"
+
+#include "kernels/color/uint8_io.hpp"
+#include "kernels/engines/pointwise.hpp"
+
+namespace aug::k {
+
+namespace {
+
+struct QuantisedTable {
+  AUG_FIELDS(QuantisedTable, lut)
+  const std::uint8_t* lut;
+  AUG_HD float operator()(float v, int c) const { return from_u8_io<float>(lut[c * 256 + to_u8_io(v)]); }
+};
+
+}  // namespace
+
+void tone_curve_float(View<const float> in, View<float> out, const std::uint8_t* lut, int color_channels,
+                      const Exec& exec) {
+  for_values(in, out, QuantisedTable{lut}, color_channels, exec, "tone_curve");
+}
+
+}  // namespace aug::k
