@@ -103,6 +103,7 @@ const std::vector<Signature>& signatures() {
        "max_holes max_height max_width min_holes min_height min_width fill_value mask_fill_value always_apply p",
        "num_holes_range hole_height_range hole_width_range fill fill_mask p", 0.5},
       {"Cutout", "num_holes max_h_size max_w_size fill_value always_apply p", "-", 0.5},
+      {"SaltAndPepper", "-", "amount salt_vs_pepper p", 0.5},
       // Geometry.
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
