@@ -45,7 +45,6 @@ const std::vector<Missing>& not_available() {
       {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"GridDropout", "coarse_dropout", "holes on a grid"},
-      {"PixelDropout", "coarse_dropout", "single pixels"},
       {"FancyPCA", "color_jitter", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},

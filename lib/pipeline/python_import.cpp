@@ -104,6 +104,8 @@ const std::vector<Signature>& signatures() {
        "num_holes_range hole_height_range hole_width_range fill fill_mask p", 0.5},
       {"Cutout", "num_holes max_h_size max_w_size fill_value always_apply p", "-", 0.5},
       {"SaltAndPepper", "-", "amount salt_vs_pepper p", 0.5},
+      {"PixelDropout", "dropout_prob per_channel drop_value mask_drop_value always_apply p",
+       "dropout_prob per_channel drop_value mask_drop_value p", 0.5},
       // Geometry.
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
