@@ -40,7 +40,6 @@ const std::vector<Missing>& not_available() {
       {"GridDistortion", "elastic", ""},
       {"OpticalDistortion", "elastic", ""},
       {"ISONoise", "gaussian_noise", ""},
-      {"MultiplicativeNoise", "gaussian_noise", ""},
       {"RandomFog", "gaussian_illumination", ""},
       {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
