@@ -108,6 +108,7 @@ const std::vector<Signature>& signatures() {
        "dropout_prob per_channel drop_value mask_drop_value p", 0.5},
       {"MultiplicativeNoise", "multiplier per_channel elementwise always_apply p", "multiplier per_channel elementwise p",
        0.5},
+      {"ShotNoise", "-", "scale_range p", 0.5},
       // Geometry.
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
