@@ -39,7 +39,6 @@ const std::vector<Missing>& not_available() {
       {"Emboss", "sharpness", ""},
       {"GridDistortion", "elastic", ""},
       {"OpticalDistortion", "elastic", ""},
-      {"ISONoise", "gaussian_noise", ""},
       {"RandomFog", "gaussian_illumination", ""},
       {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},

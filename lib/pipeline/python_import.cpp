@@ -109,6 +109,7 @@ const std::vector<Signature>& signatures() {
       {"MultiplicativeNoise", "multiplier per_channel elementwise always_apply p", "multiplier per_channel elementwise p",
        0.5},
       {"ShotNoise", "-", "scale_range p", 0.5},
+      {"ISONoise", "color_shift intensity always_apply p", "color_shift intensity p", 0.5},
       // Geometry.
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
