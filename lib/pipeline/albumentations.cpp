@@ -42,7 +42,6 @@ const std::vector<Missing>& not_available() {
       {"RandomFog", "gaussian_illumination", ""},
       {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
-      {"GridDropout", "coarse_dropout", "holes on a grid"},
       {"FancyPCA", "color_jitter", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},

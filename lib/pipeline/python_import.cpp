@@ -110,6 +110,10 @@ const std::vector<Signature>& signatures() {
        0.5},
       {"ShotNoise", "-", "scale_range p", 0.5},
       {"ISONoise", "color_shift intensity always_apply p", "color_shift intensity p", 0.5},
+      {"GridDropout",
+       "ratio unit_size_min unit_size_max holes_number_x holes_number_y shift_x shift_y random_offset fill_value "
+       "mask_fill_value always_apply p",
+       "ratio random_offset unit_size_range holes_number_xy shift_xy fill fill_mask p", 0.5},
       // Geometry.
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
