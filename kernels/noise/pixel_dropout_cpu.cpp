@@ -28,6 +28,24 @@ AUG_CLONES void select_row(const T* __restrict s, T* __restrict d, const std::ui
     }
 }
 
+// Three decisions per pixel, the words of block x in order: mask[3 x + c] = word c < t.
+AUG_CLONES void decide3(const std::uint32_t* __restrict w0, const std::uint32_t* __restrict w1,
+                        const std::uint32_t* __restrict w2, std::uint8_t* __restrict mask, int width, std::uint32_t t,
+                        bool all) {
+  for (int x = 0; x < width; ++x) {
+    mask[3 * x] = static_cast<std::uint8_t>(all | (w0[x] < t));
+    mask[3 * x + 1] = static_cast<std::uint8_t>(all | (w1[x] < t));
+    mask[3 * x + 2] = static_cast<std::uint8_t>(all | (w2[x] < t));
+  }
+}
+
+// d[i] = mask[i] ? fill[i] : s[i] over a row of n values.
+template <class T>
+AUG_CLONES void select_flat(const T* __restrict s, T* __restrict d, const std::uint8_t* __restrict mask,
+                            const T* __restrict fill, int n) {
+  for (int i = 0; i < n; ++i) d[i] = mask[i] ? fill[i] : s[i];
+}
+
 template <class T, int C>
 void select_of(bool per_channel, const T* s, T* d, const std::uint8_t* mask, int width, int cc, const T* value) {
   if (per_channel) select_row<T, C, true>(s, d, mask, width, cc, value);
@@ -47,6 +65,20 @@ void pixel_dropout(View<const T> in, View<T> out, const DropoutArgs& a) {
   const std::uint32_t t = all ? 0u : static_cast<std::uint32_t>(a.threshold);
   T value[4];
   for (int c = 0; c < 4; ++c) value[c] = static_cast<T>(a.value[c < 3 ? c : 0]);
+  if (a.per_channel && cc == 3) {
+    // Decision 3 i + c is word c of block i: the row's blocks are its pixels.
+    std::vector<T> fill(static_cast<std::size_t>(W) * 3);
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < 3; ++c) fill[3 * x + c] = value[c];
+    for (int y = 0; y < in.height; ++y) {
+      philox_blocks(a.stream, static_cast<std::uint32_t>(static_cast<std::size_t>(y) * W), 1, W, bw.data(),
+                    bw.data() + blocks, bw.data() + 2 * blocks);
+      decide3(bw.data(), bw.data() + blocks, bw.data() + 2 * blocks, mask.data(), W, t, all);
+      if (C == 3) select_flat(in.row(y), out.row(y), mask.data(), fill.data(), 3 * W);
+      else select_row<T, 4, true>(in.row(y), out.row(y), mask.data(), W, cc, value);
+    }
+    return;
+  }
   for (int y = 0; y < in.height; ++y) {
     const std::size_t j0 = static_cast<std::size_t>(y) * per_row, b0 = j0 / 3, b1 = (j0 + per_row - 1) / 3 + 1;
     const int nb = static_cast<int>(b1 - b0);
