@@ -106,6 +106,17 @@ const std::vector<Signature>& signatures() {
        "max_holes max_height max_width min_holes min_height min_width fill_value mask_fill_value always_apply p",
        "num_holes_range hole_height_range hole_width_range fill fill_mask p", 0.5},
       {"Cutout", "num_holes max_h_size max_w_size fill_value always_apply p", "-", 0.5},
+      {"SaltAndPepper", "-", "amount salt_vs_pepper p", 0.5},
+      {"PixelDropout", "dropout_prob per_channel drop_value mask_drop_value always_apply p",
+       "dropout_prob per_channel drop_value mask_drop_value p", 0.5},
+      {"MultiplicativeNoise", "multiplier per_channel elementwise always_apply p", "multiplier per_channel elementwise p",
+       0.5},
+      {"ShotNoise", "-", "scale_range p", 0.5},
+      {"ISONoise", "color_shift intensity always_apply p", "color_shift intensity p", 0.5},
+      {"GridDropout",
+       "ratio unit_size_min unit_size_max holes_number_x holes_number_y shift_x shift_y random_offset fill_value "
+       "mask_fill_value always_apply p",
+       "ratio random_offset unit_size_range holes_number_xy shift_xy fill fill_mask p", 0.5},
       // Geometry.
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
