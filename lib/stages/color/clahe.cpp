@@ -12,6 +12,7 @@
 
 namespace aug {
 
+namespace clahe_impl {
 namespace {
 
 const Param<NumberParam> kClipLimit{{.name = "clip_limit",
@@ -173,7 +174,8 @@ class Clahe final : public Stage {
 };
 
 }  // namespace
+}  // namespace clahe_impl
 
-StageType clahe_stage() { return stage_type<Clahe>(&clahe_spec); }
+StageType clahe_stage() { return stage_type<clahe_impl::Clahe>(&clahe_impl::clahe_spec); }
 
 }  // namespace aug

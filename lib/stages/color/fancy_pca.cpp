@@ -9,6 +9,7 @@
 
 namespace aug {
 
+namespace fancy_pca_impl {
 namespace {
 
 const Param<NumberParam> kAlpha{{.name = "alpha",
@@ -115,7 +116,8 @@ class FancyPca final : public Stage {
 };
 
 }  // namespace
+}  // namespace fancy_pca_impl
 
-StageType fancy_pca_stage() { return stage_type<FancyPca>(&fancy_pca_spec); }
+StageType fancy_pca_stage() { return stage_type<fancy_pca_impl::FancyPca>(&fancy_pca_impl::fancy_pca_spec); }
 
 }  // namespace aug

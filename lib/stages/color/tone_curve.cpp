@@ -13,6 +13,7 @@
 
 namespace aug {
 
+namespace tone_curve_impl {
 namespace {
 
 const Param<NumberParam> kScale{{.name = "scale",
@@ -145,7 +146,8 @@ class ToneCurve final : public Stage {
 };
 
 }  // namespace
+}  // namespace tone_curve_impl
 
-StageType tone_curve_stage() { return stage_type<ToneCurve>(&tone_curve_spec); }
+StageType tone_curve_stage() { return stage_type<tone_curve_impl::ToneCurve>(&tone_curve_impl::tone_curve_spec); }
 
 }  // namespace aug

@@ -11,6 +11,7 @@
 
 namespace aug {
 
+namespace grid_dropout_impl {
 namespace {
 
 const Param<NumberParam> kRatio{{.name = "ratio",
@@ -225,7 +226,8 @@ class GridDropout final : public Stage {
 };
 
 }  // namespace
+}  // namespace grid_dropout_impl
 
-StageType grid_dropout_stage() { return stage_type<GridDropout>(&grid_dropout_spec); }
+StageType grid_dropout_stage() { return stage_type<grid_dropout_impl::GridDropout>(&grid_dropout_impl::grid_dropout_spec); }
 
 }  // namespace aug

@@ -13,6 +13,7 @@
 
 namespace aug {
 
+namespace iso_noise_impl {
 namespace {
 
 const Param<NumberPair> kColorShift{{.name = "color_shift",
@@ -161,7 +162,8 @@ class IsoNoise final : public Stage {
 };
 
 }  // namespace
+}  // namespace iso_noise_impl
 
-StageType iso_noise_stage() { return stage_type<IsoNoise>(&iso_noise_spec); }
+StageType iso_noise_stage() { return stage_type<iso_noise_impl::IsoNoise>(&iso_noise_impl::iso_noise_spec); }
 
 }  // namespace aug

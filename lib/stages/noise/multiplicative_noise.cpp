@@ -11,6 +11,7 @@
 
 namespace aug {
 
+namespace multiplicative_noise_impl {
 namespace {
 
 const Param<NumberPair> kMultiplier{{.name = "multiplier",
@@ -154,7 +155,8 @@ class MultiplicativeNoise final : public Stage {
 };
 
 }  // namespace
+}  // namespace multiplicative_noise_impl
 
-StageType multiplicative_noise_stage() { return stage_type<MultiplicativeNoise>(&multiplicative_noise_spec); }
+StageType multiplicative_noise_stage() { return stage_type<multiplicative_noise_impl::MultiplicativeNoise>(&multiplicative_noise_impl::multiplicative_noise_spec); }
 
 }  // namespace aug

@@ -10,6 +10,7 @@
 
 namespace aug {
 
+namespace pixel_dropout_impl {
 namespace {
 
 const Param<NumberParam> kDropoutProb{{.name = "dropout_prob",
@@ -162,7 +163,8 @@ class PixelDropout final : public Stage {
 };
 
 }  // namespace
+}  // namespace pixel_dropout_impl
 
-StageType pixel_dropout_stage() { return stage_type<PixelDropout>(&pixel_dropout_spec); }
+StageType pixel_dropout_stage() { return stage_type<pixel_dropout_impl::PixelDropout>(&pixel_dropout_impl::pixel_dropout_spec); }
 
 }  // namespace aug

@@ -8,6 +8,7 @@
 
 namespace aug {
 
+namespace salt_and_pepper_impl {
 namespace {
 
 const Param<NumberParam> kAmount{{.name = "amount",
@@ -134,7 +135,8 @@ class SaltAndPepper final : public Stage {
 };
 
 }  // namespace
+}  // namespace salt_and_pepper_impl
 
-StageType salt_and_pepper_stage() { return stage_type<SaltAndPepper>(&salt_and_pepper_spec); }
+StageType salt_and_pepper_stage() { return stage_type<salt_and_pepper_impl::SaltAndPepper>(&salt_and_pepper_impl::salt_and_pepper_spec); }
 
 }  // namespace aug

@@ -9,6 +9,7 @@
 
 namespace aug {
 
+namespace shot_noise_impl {
 namespace {
 
 const Param<NumberPair> kScaleRange{{.name = "scale_range",
@@ -139,7 +140,8 @@ class ShotNoise final : public Stage {
 };
 
 }  // namespace
+}  // namespace shot_noise_impl
 
-StageType shot_noise_stage() { return stage_type<ShotNoise>(&shot_noise_spec); }
+StageType shot_noise_stage() { return stage_type<shot_noise_impl::ShotNoise>(&shot_noise_impl::shot_noise_spec); }
 
 }  // namespace aug
