@@ -1,4 +1,4 @@
-#include "kernels/filter/motion_blur.hpp"
+#include "kernels/engines/filter2d.hpp"
 
 #include <type_traits>
 
@@ -17,11 +17,11 @@ AUG_HD float fused(float a, float b, float c) {
 }
 
 template <class T>
-struct MotionPixel {
-  AUG_FIELDS(MotionPixel, in, out, a)
+struct Filter2DPixel {
+  AUG_FIELDS(Filter2DPixel, in, out, a)
   View<const T> in;
   View<T> out;
-  MotionArgs a;
+  Filter2DArgs a;
 
   AUG_HD void operator()(int x, int y) const {
     const int C = in.channels;
@@ -32,7 +32,7 @@ struct MotionPixel {
         const int sy = border_index(y + a.offsets[2 * t + 1], in.height, kBorderReflect101);
         acc = fused(static_cast<float>(in.row(sy)[sx * C + c]), a.weights[t], acc);
       }
-      if constexpr (std::is_same_v<T, float>) out.row(y)[x * C + c] = acc;
+      if constexpr (std::is_same_v<T, float>) out.row(y)[x * C + c] = a.clip ? clamp01(acc) : acc;
       else out.row(y)[x * C + c] = saturate<T>(rne(acc));
     }
   }
@@ -41,14 +41,14 @@ struct MotionPixel {
 }  // namespace
 
 template <class T>
-void motion_blur(View<const T> in, View<T> out, const MotionArgs& args, const Exec& exec) {
-  if (args.count <= 0) throw KernelError("motion_blur: a kernel without taps");
-  for_2d(MotionPixel<T>{in, out, args}, out.width, out.height, exec, "motion_blur");
+void filter2d(View<const T> in, View<T> out, const Filter2DArgs& args, const Exec& exec) {
+  if (args.count <= 0) throw KernelError("filter2d: a kernel without taps");
+  for_2d(Filter2DPixel<T>{in, out, args}, out.width, out.height, exec, "filter2d");
 }
 
-template void motion_blur<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const MotionArgs&, const Exec&);
-template void motion_blur<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const MotionArgs&,
-                                         const Exec&);
-template void motion_blur<float>(View<const float>, View<float>, const MotionArgs&, const Exec&);
+template void filter2d<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const Filter2DArgs&, const Exec&);
+template void filter2d<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const Filter2DArgs&,
+                                      const Exec&);
+template void filter2d<float>(View<const float>, View<float>, const Filter2DArgs&, const Exec&);
 
 }  // namespace aug::k
