@@ -30,7 +30,6 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"Sharpen", "sharpness", "a different 3x3 kernel with alpha and lightness"},
       {"CLAHE", "equalize", "tiled, clipped equalisation of luma"},
       {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
@@ -54,7 +53,6 @@ const std::vector<Missing>& not_available() {
       {"RandomCropFromBorders", "crop", "cuts a drawn fraction from each border"},
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
-      {"IAASharpen", "sharpness", "imgaug's kernel with alpha and lightness"},
       {"IAAEmboss", "sharpness", ""},
       {"IAAPiecewiseAffine", "elastic", ""},
       {"IAAPerspective", "perspective", "imgaug's corner draws"},

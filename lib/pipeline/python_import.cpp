@@ -93,6 +93,8 @@ const std::vector<Signature>& signatures() {
       {"Downscale", "scale_min scale_max interpolation always_apply p", "scale_range interpolation_pair p", 0.5},
       {"MotionBlur", "blur_limit allow_shifted always_apply p", "blur_limit allow_shifted angle_range direction_range p",
        0.5},
+      {"Sharpen", "alpha lightness always_apply p", "alpha lightness method kernel_size sigma p", 0.5},
+      {"IAASharpen", "alpha lightness always_apply p", "-", 0.5},
       {"GaussNoise", "var_limit mean per_channel always_apply p", "std_range mean_range per_channel noise_scale_factor p",
        0.5},
       {"IAAAdditiveGaussianNoise", "loc scale per_channel always_apply p", "-", 0.5},
