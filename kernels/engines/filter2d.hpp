@@ -5,7 +5,7 @@
 //   8/16-bit: sat(rne(acc)); float: acc, or clamp01(acc) when `clip`.
 // The taps are a kernel's non-zero entries in row-major order, which is the order and the fused
 // arithmetic of cv::filter2D's direct path on CPUs with AVX2 (lib/stages/engines/filter2d.hpp).
-// motion_blur and sharpen are kernels for it.
+// motion_blur, sharpen and emboss are kernels for it.
 #pragma once
 
 #include <cstdint>

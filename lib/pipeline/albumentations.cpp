@@ -35,7 +35,6 @@ const std::vector<Missing>& not_available() {
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
       {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
-      {"Emboss", "sharpness", ""},
       {"GridDistortion", "elastic", ""},
       {"OpticalDistortion", "elastic", ""},
       {"ISONoise", "gaussian_noise", ""},
@@ -53,7 +52,6 @@ const std::vector<Missing>& not_available() {
       {"RandomCropFromBorders", "crop", "cuts a drawn fraction from each border"},
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
-      {"IAAEmboss", "sharpness", ""},
       {"IAAPiecewiseAffine", "elastic", ""},
       {"IAAPerspective", "perspective", "imgaug's corner draws"},
       {"IAAAffine", "affine", ""},

@@ -95,6 +95,8 @@ const std::vector<Signature>& signatures() {
        0.5},
       {"Sharpen", "alpha lightness always_apply p", "alpha lightness method kernel_size sigma p", 0.5},
       {"IAASharpen", "alpha lightness always_apply p", "-", 0.5},
+      {"Emboss", "alpha strength always_apply p", "alpha strength p", 0.5},
+      {"IAAEmboss", "alpha strength always_apply p", "-", 0.5},
       {"GaussNoise", "var_limit mean per_channel always_apply p", "std_range mean_range per_channel noise_scale_factor p",
        0.5},
       {"IAAAdditiveGaussianNoise", "loc scale per_channel always_apply p", "-", 0.5},
