@@ -97,6 +97,8 @@ const std::vector<Signature>& signatures() {
       {"IAASharpen", "alpha lightness always_apply p", "-", 0.5},
       {"Emboss", "alpha strength always_apply p", "alpha strength p", 0.5},
       {"IAAEmboss", "alpha strength always_apply p", "-", 0.5},
+      {"UnsharpMask", "blur_limit sigma_limit alpha threshold always_apply p", "blur_limit sigma_limit alpha threshold p",
+       0.5},
       {"GaussNoise", "var_limit mean per_channel always_apply p", "std_range mean_range per_channel noise_scale_factor p",
        0.5},
       {"IAAAdditiveGaussianNoise", "loc scale per_channel always_apply p", "-", 0.5},
