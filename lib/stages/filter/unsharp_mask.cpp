@@ -78,7 +78,8 @@ written (no FMA); every channel, alpha included, as Albumentations.
 - **Blur** `B(p)`: the [separable engine](../arithmetic.md#separable-engine)'s float path, the
   horizontal pass then the vertical, `acc = acc + w * v` from +0 in tap order, reflect101 border.
   The kernels run the steps as passes over float planes; the CPU backend's host driver streams rows
-  through rings of `k` rows (the same sums in the same order, eight lanes at a time).
+  through rings of `k` rows (the same sums in the same order, eight lanes at a time) and, where the
+  mask's blur is exact (below), computes it as integer sums in 4096ths.
 - `b = B(x)`; `r = x - b`; `m = |r| * 255 > threshold ? 1 : 0`; `s = B(m)`;
   `sharp = clamp01(x + (float)alpha * r)`; `o = clamp01(sharp * s + x * (1 - s))`;
   8/16-bit `sat(rne(o * max))` (2.x's `rint`; 1.x truncates), float `o` (2.x clips floats).
