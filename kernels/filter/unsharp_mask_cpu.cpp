@@ -99,84 +99,105 @@ AUG_CLONES void mask_row16(std::uint16_t* m, const float* x, const float* b, int
   for (int i = 0; i < n; ++i) m[i] = unsharp_mask_value(x[i], b[i], threshold) != 0.0f ? 1 : 0;
 }
 
-// Eight lanes of a sample type (the vector extension converts lane by lane).
-using u8x8 = std::uint8_t __attribute__((vector_size(8)));
-using u16x8 = std::uint16_t __attribute__((vector_size(16)));
-using i32x8 = std::int32_t __attribute__((vector_size(32)));
-template <class T> struct Lanes8;
-template <> struct Lanes8<std::uint8_t> { using type = u8x8; };
-template <> struct Lanes8<std::uint16_t> { using type = u16x8; };
-
-template <class T>
-[[gnu::always_inline]] inline void load_f8(f8& v, const T* p) {
-  if constexpr (std::is_same_v<T, float>) {
-    std::memcpy(&v, p, sizeof v);
-  } else {
-    typename Lanes8<T>::type t;
-    std::memcpy(&t, p, sizeof t);
-    v = __builtin_convertvector(t, f8);
-  }
-}
-
 template <class T>
 AUG_CLONES void unit_row(float* x, const T* s, int n) {
-  int i = 0;
-  const f8 max = f8{} + static_cast<float>(SampleTraits<T>::max);
-  for (; i + 8 <= n; i += 8) {
-    f8 v;
-    load_f8(v, s + i);
-    v = v / max;  // IEEE division, lane by lane
-    std::memcpy(x + i, &v, sizeof v);
-  }
-  for (; i < n; ++i) x[i] = to_unit(s[i]);
+  for (int i = 0; i < n; ++i) x[i] = to_unit(s[i]);
 }
 
 AUG_CLONES void mask_row(float* m, const float* x, const float* b, int n, float threshold) {
   for (int i = 0; i < n; ++i) m[i] = unsharp_mask_value(x[i], b[i], threshold);
 }
 
-[[gnu::always_inline]] inline void clamp01_f8(f8& v) {
-  const f8 zero = {}, one = zero + 1.0f;
-  v = v < zero ? zero : v;  // the kernels' two selects, lane by lane
-  v = v > one ? one : v;
+// `s`: the soft weights, or (S = uint16) the exact ones in 4096ths.
+template <class S>
+[[gnu::always_inline]] inline float soft(const S* s, int i) {
+  if constexpr (std::is_same_v<S, float>) return s[i];
+  else return static_cast<float>(s[i]) * (1.0f / 4096.0f);
 }
 
-// `s`: the soft weights, or (S = uint16) the exact ones in 4096ths.
 template <class T, class S>
 AUG_CLONES void blend_row(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
+  for (int i = 0; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define AUG_UNSHARP_AVX2 1
+// The same two rows with AVX2 intrinsics (the compiler converts lanes one by one otherwise): the
+// same IEEE operations lane by lane; max(0, v) and min(1, v) are the kernels' two selects (v < 0 ?
+// 0 : v, v > 1 ? 1 : v), NaN passing through.
+[[gnu::target("avx2")]] inline __m256 load8(const std::uint8_t* s) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s))));
+}
+[[gnu::target("avx2")]] inline __m256 load8(const std::uint16_t* s) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))));
+}
+[[gnu::target("avx2")]] inline __m256 soft8(const float* s) { return _mm256_loadu_ps(s); }
+[[gnu::target("avx2")]] inline __m256 soft8(const std::uint16_t* s) {
+  return _mm256_mul_ps(load8(s), _mm256_set1_ps(1.0f / 4096.0f));  // exact
+}
+[[gnu::target("avx2")]] inline void store8(float* out, __m256 o) { _mm256_storeu_ps(out, o); }
+// o in [0, 1]: o * max rounded half to even is in [0, max].
+[[gnu::target("avx2")]] inline __m128i round8(__m256 o, float max) {
+  const __m256i q = _mm256_cvtps_epi32(
+      _mm256_round_ps(_mm256_mul_ps(o, _mm256_set1_ps(max)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  return _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+}
+[[gnu::target("avx2")]] inline void store8(std::uint16_t* out, __m256 o) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), round8(o, 65535.0f));
+}
+[[gnu::target("avx2")]] inline void store8(std::uint8_t* out, __m256 o) {
+  const __m128i w = round8(o, 255.0f);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(w, w));
+}
+
+template <class T>
+[[gnu::target("avx2")]] void unit_row_avx2(float* x, const T* s, int n) {
+  const __m256 max = _mm256_set1_ps(static_cast<float>(SampleTraits<T>::max));
+  int i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_div_ps(load8(s + i), max));
+  for (; i < n; ++i) x[i] = to_unit(s[i]);
+}
+
+template <class T, class S>
+[[gnu::target("avx2")]] void blend_row_avx2(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), a = _mm256_set1_ps(alpha);
   int i = 0;
   for (; i + 8 <= n; i += 8) {
-    f8 xv, bv, sv;
-    load_f8(xv, x + i);
-    load_f8(bv, b + i);
-    if constexpr (std::is_same_v<S, float>) {
-      load_f8(sv, s + i);
-    } else {
-      u16x8 t;
-      std::memcpy(&t, s + i, sizeof t);
-      sv = __builtin_convertvector(t, f8) * (1.0f / 4096.0f);
-    }
-    const f8 r = xv - bv;
-    f8 sharp = xv + alpha * r;
-    clamp01_f8(sharp);
-    f8 o = sharp * sv + xv * (1.0f - sv);
-    clamp01_f8(o);
-    if constexpr (std::is_same_v<T, float>) {
-      std::memcpy(out + i, &o, sizeof o);
-    } else {
-      // o * max is in [0, max], below 2^23: adding and taking away 2^23 rounds it half to even.
-      const f8 big = f8{} + 8388608.0f;
-      const f8 q = (o * static_cast<float>(SampleTraits<T>::max) + big) - big;
-      const typename Lanes8<T>::type v = __builtin_convertvector(__builtin_convertvector(q, i32x8), typename Lanes8<T>::type);
-      std::memcpy(out + i, &v, sizeof v);
-    }
+    const __m256 xv = _mm256_loadu_ps(x + i), sv = soft8(s + i);
+    const __m256 r = _mm256_sub_ps(xv, _mm256_loadu_ps(b + i));
+    const __m256 sharp = _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(xv, _mm256_mul_ps(a, r))));
+    const __m256 o = _mm256_add_ps(_mm256_mul_ps(sharp, sv), _mm256_mul_ps(xv, _mm256_sub_ps(one, sv)));
+    store8(out + i, _mm256_min_ps(one, _mm256_max_ps(zero, o)));
   }
-  for (; i < n; ++i) {
-    float sv;
-    if constexpr (std::is_same_v<S, float>) sv = s[i];
-    else sv = static_cast<float>(s[i]) * (1.0f / 4096.0f);
-    out[i] = from_unit<T>(unsharp_blend(x[i], b[i], sv, alpha));
-  }
+  for (; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
+}
+#endif
+
+bool has_avx2() {
+#if defined(AUG_UNSHARP_AVX2)
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+template <class T>
+void to_unit_row(float* x, const T* s, int n) {
+#if defined(AUG_UNSHARP_AVX2)
+  if constexpr (!std::is_same_v<T, float>)
+    if (has_avx2()) return unit_row_avx2(x, s, n);
+#endif
+  if constexpr (std::is_same_v<T, float>) std::memcpy(x, s, static_cast<std::size_t>(n) * sizeof(float));
+  else unit_row(x, s, n);
+}
+
+template <class T, class S>
+void blend(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
+#if defined(AUG_UNSHARP_AVX2)
+  if (has_avx2()) return blend_row_avx2(out, x, b, s, n, alpha);
+#endif
+  blend_row(out, x, b, s, n, alpha);
 }
 
 }  // namespace
@@ -207,8 +228,7 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
   for (int t = 0; t < H + 2 * r; ++t) {
     if (t < H) {
       float* x = ring(0, t);
-      if constexpr (std::is_same_v<T, float>) std::memcpy(x, in.row(t), static_cast<std::size_t>(n) * sizeof(float));
-      else unit_row(x, in.row(t), n);
+      to_unit_row(x, in.row(t), n);
       blur_row(ring(2, t), x, W, C, w, k);
     }
     const int c1 = t - r;
@@ -230,12 +250,12 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
         for (int i = 0; i < k; ++i)
           irows[static_cast<std::size_t>(i)] = iring(border_index(c2 + i - r, H, kBorderReflect101));
         sum_rows16(s16, irows.data(), n, q.data(), k);
-        blend_row(out.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
+        blend(out.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
       } else {
         for (int i = 0; i < k; ++i)
           rows[static_cast<std::size_t>(i)] = ring(3, border_index(c2 + i - r, H, kBorderReflect101));
         sum_rows(srow, rows.data(), n, w, k);
-        blend_row(out.row(c2), ring(0, c2), ring(1, c2), srow, n, a.alpha);
+        blend(out.row(c2), ring(0, c2), ring(1, c2), srow, n, a.alpha);
       }
     }
   }
