@@ -150,6 +150,26 @@ AUG_CLONES void blend_row(T* out, const float* x, const float* b, const S* s, in
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(w, w));
 }
 
+// The mask as 0/1 in 16-bit lanes: |r| by clearing the sign (the kernels' r < 0 ? -r : r, -0 and
+// NaN included), then |r| * 255 > threshold.
+[[gnu::target("avx2")]] void mask_row16_avx2(std::uint16_t* m, const float* x, const float* b, int n,
+                                             float threshold) {
+  const __m256 sign = _mm256_set1_ps(-0.0f), k255 = _mm256_set1_ps(255.0f), t = _mm256_set1_ps(threshold);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256i bits[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256 r = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * h), _mm256_loadu_ps(b + i + 8 * h));
+      const __m256 c = _mm256_cmp_ps(_mm256_mul_ps(_mm256_andnot_ps(sign, r), k255), t, _CMP_GT_OQ);
+      bits[h] = _mm256_srli_epi32(_mm256_castps_si256(c), 31);
+    }
+    // packus works within 128-bit halves: put the quarters back in order.
+    const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(bits[0], bits[1]), 0xD8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(m + i), p);
+  }
+  for (; i < n; ++i) m[i] = unsharp_mask_value(x[i], b[i], threshold) != 0.0f ? 1 : 0;
+}
+
 template <class T>
 [[gnu::target("avx2")]] void unit_row_avx2(float* x, const T* s, int n) {
   const __m256 max = _mm256_set1_ps(static_cast<float>(SampleTraits<T>::max));
@@ -237,7 +257,11 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
       float* b = ring(1, c1);
       sum_rows(b, rows.data(), n, w, k);
       if (exact) {
-        mask_row16(m16, ring(0, c1), b, n, a.threshold);
+#if defined(AUG_UNSHARP_AVX2)
+        if (has_avx2()) mask_row16_avx2(m16, ring(0, c1), b, n, a.threshold);
+        else
+#endif
+          mask_row16(m16, ring(0, c1), b, n, a.threshold);
         blur_row16(iring(c1), m16, W, C, q.data(), k);
       } else {
         mask_row(mrow, ring(0, c1), b, n, a.threshold);
