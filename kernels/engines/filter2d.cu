@@ -43,6 +43,7 @@ struct Filter2DPixel {
 template <class T>
 void filter2d(View<const T> in, View<T> out, const Filter2DArgs& args, const Exec& exec) {
   if (args.count <= 0) throw KernelError("filter2d: a kernel without taps");
+  if (exec.cpu) return cpu::filter2d(in, out, args);
   for_2d(Filter2DPixel<T>{in, out, args}, out.width, out.height, exec, "filter2d");
 }
 

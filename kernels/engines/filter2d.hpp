@@ -5,7 +5,7 @@
 //   8/16-bit: sat(rne(acc)); float: acc, or clamp01(acc) when `clip`.
 // The taps are a kernel's non-zero entries in row-major order, which is the order and the fused
 // arithmetic of cv::filter2D's direct path on CPUs with AVX2 (lib/stages/engines/filter2d.hpp).
-// motion_blur, sharpen and emboss are kernels for it.
+// motion_blur, sharpen, emboss and defocus are kernels for it.
 #pragma once
 
 #include <cstdint>
@@ -25,5 +25,13 @@ struct Filter2DArgs {
 
 template <class T>
 void filter2d(View<const T> in, View<T> out, const Filter2DArgs& args, const Exec& exec);
+
+// The host driver (the CPU backend, where it does not call cv::filter2D): the image once as a float
+// plane padded by reflection, then per output row each tap's fused multiply-add over the whole row,
+// taps in order (eight lanes at a time with AVX2 and FMA3 where the CPU has them).
+namespace cpu {
+template <class T>
+void filter2d(View<const T> in, View<T> out, const Filter2DArgs& args);
+}  // namespace cpu
 
 }  // namespace aug::k

@@ -83,7 +83,7 @@ Albumentations' **MotionBlur** (default `p` 0.5): a line kernel divided by its p
   in binary32, the source position reflected without repeating the edge (reflect101); 8/16-bit
   `sat(rne(acc))`, float `acc` (not clamped, as filter2D). This is `cv::filter2D`'s direct path on
   CPUs with AVX2 (fused multiply-adds in its vector code and its compiled tail alike), which the CPU
-  backend calls there for `k <= 11` (16-bit: `k <= 7`); the kernel bodies otherwise.
+  backend calls there for `k <= 11` (16-bit: `k <= 7`); the engine's host driver otherwise.
 - **Checked** (`tests/stages/test_motion_blur.cpp`): `EqualsCvFilter2DUpToSizeEleven` (k 3 to 11,
   u8/u16/f32, 1/3/4 channels, 45x31, 3x2, 1x1) and `PhotographsEqualCvFilter2D`: 0 differing values,
   except 16-bit at k 9 and 11, where OpenCV takes its DFT (within 1).
