@@ -30,12 +30,10 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"Sharpen", "sharpness", "a different 3x3 kernel with alpha and lightness"},
       {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
       {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
-      {"Emboss", "sharpness", ""},
       {"GridDistortion", "elastic", ""},
       {"OpticalDistortion", "elastic", ""},
       {"RandomFog", "gaussian_illumination", ""},
@@ -48,8 +46,6 @@ const std::vector<Missing>& not_available() {
       {"RandomCropFromBorders", "crop", "cuts a drawn fraction from each border"},
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
-      {"IAASharpen", "sharpness", "imgaug's kernel with alpha and lightness"},
-      {"IAAEmboss", "sharpness", ""},
       {"IAAPiecewiseAffine", "elastic", ""},
       {"IAAPerspective", "perspective", "imgaug's corner draws"},
       {"IAAAffine", "affine", ""},

@@ -54,7 +54,7 @@ torchvision's `adjust_sharpness` (v2) / RandomAdjustSharpness (`kernels/color/sh
   `f * x + (1 - f) * d` instead, which rounds differently (a truncated value may differ by 1).
 )md",
       .no_import = "torchvision's adjust_sharpness (3x3 smoothing blended by a factor); Albumentations' Sharpen "
-                   "and Emboss use other kernels and are not available yet",
+                   "and Emboss use other kernels (the sharpen and emboss stages)",
       .counterpart = {.none = "torchvision's adjust_sharpness; cv::filter2D would compute its 3x3 smoothing without the "
                               "kept border and the blend"},
   };

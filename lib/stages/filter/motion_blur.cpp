@@ -1,17 +1,14 @@
 // motion_blur: Albumentations' MotionBlur, a rasterised line kernel normalised by its point count,
 // applied as cv::filter2D applies it (reflect101 border).
-#include "kernels/filter/motion_blur.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
 #include <vector>
 
-#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "lib/io/cv_bridge.hpp"
+#include "lib/stages/engines/filter2d.hpp"
 #include "lib/stages/engines/vocabulary.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -71,7 +68,7 @@ const StageSpec& motion_blur_spec() {
       .bench = {R"({"kernel_size": 7})"},
       .arithmetic = R"md(
 Albumentations' **MotionBlur** (default `p` 0.5): a line kernel divided by its point count, applied as
-`cv::filter2D` applies it (`kernels/filter/motion_blur.hpp`).
+`cv::filter2D` applies it (the [filter2d engine](../arithmetic.md#filter2d-engine)).
 
 - **Draws**: `kernel_size` (each odd size of the range alike; default `[3, 7]`, up to 63), `angle`
   (degrees, default `[0, 360]`), `direction` (default `[-1, 1]`), then with `allow_shifted` (default
@@ -87,7 +84,7 @@ Albumentations' **MotionBlur** (default `p` 0.5): a line kernel divided by its p
   in binary32, the source position reflected without repeating the edge (reflect101); 8/16-bit
   `sat(rne(acc))`, float `acc` (not clamped, as filter2D). This is `cv::filter2D`'s direct path on
   CPUs with AVX2 (fused multiply-adds in its vector code and its compiled tail alike), which the CPU
-  backend calls there for `k <= 11` (16-bit: `k <= 7`); the kernel bodies otherwise.
+  backend calls there for `k <= 11` (16-bit: `k <= 7`); the engine's host driver otherwise.
 - **Checked** (`tests/stages/test_motion_blur.cpp`): `EqualsCvFilter2DUpToSizeEleven` (k 3 to 11,
   u8/u16/f32, 1/3/4 channels, 45x31, 3x2, 1x1) and `PhotographsEqualCvFilter2D`: 0 differing values,
   except 16-bit at k 9 and 11, where OpenCV takes its DFT (within 1).
@@ -159,33 +156,20 @@ std::vector<std::array<int, 2>> line_points(const Line& l) {
   return points;
 }
 
+// The kernel: each point weighs (float)(1 / n).
+std::vector<float> line_kernel(int k, const std::vector<std::array<int, 2>>& points) {
+  std::vector<float> w(static_cast<std::size_t>(k) * k, 0.0f);
+  const float each = static_cast<float>(1.0 / static_cast<double>(points.size()));
+  for (const auto& p : points) w[static_cast<std::size_t>(p[1]) * k + p[0]] = each;
+  return w;
+}
+
 class MotionOp final : public Op {
  public:
-  MotionOp(const Shape& s, const Line& l) : Op(s, s), line_(l), points_(line_points(l)) {
-    const int half = l.ksize / 2;
-    const float w = static_cast<float>(1.0 / static_cast<double>(points_.size()));
-    for (const auto& p : points_) {
-      offsets_.push_back(p[0] - half);
-      offsets_.push_back(p[1] - half);
-      weights_.push_back(w);
-    }
-  }
+  MotionOp(const Shape& s, const Line& l)
+      : Op(s, s), line_(l), points_(line_points(l)), filter_(l.ksize, line_kernel(l.ksize, points_)) {}
 
-  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
-    // cv::filter2D computes these very sums (fused, in this order) with its AVX2 code below 130
-    // entries (8-bit and float) or 50 (16-bit), where it does not take a DFT; the catalog tests hold
-    // the two paths equal.
-    if (ctx.cpu() && line_.ksize <= (in.shape.dtype == DType::U16 ? 7 : 11) && cv::checkHardwareSupport(CV_CPU_AVX2) &&
-        cv::checkHardwareSupport(CV_CPU_FMA3)) {
-      cv::Mat kernel = cv::Mat::zeros(line_.ksize, line_.ksize, CV_32F);
-      for (std::size_t i = 0; i < points_.size(); ++i) kernel.at<float>(points_[i][1], points_[i][0]) = weights_[i];
-      cv::Mat dst = as_mat(out);
-      cv::filter2D(as_mat(in), dst, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REFLECT_101);
-      return;
-    }
-    const k::MotionArgs args{ctx.table(offsets_), ctx.table(weights_), static_cast<int>(weights_.size())};
-    with_views(in, out, [&](auto src, auto dst) { k::motion_blur(src, dst, args, ctx.exec()); });
-  }
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override { filter_.run(ctx, in, out); }
 
   nlohmann::json params() const override {
     return {{kKernelSize.name, line_.ksize},
@@ -198,8 +182,7 @@ class MotionOp final : public Op {
  private:
   Line line_;
   std::vector<std::array<int, 2>> points_;
-  std::vector<std::int32_t> offsets_;
-  std::vector<float> weights_;
+  Filter2D filter_;
 };
 
 class MotionBlur final : public Stage {

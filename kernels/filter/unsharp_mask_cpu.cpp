@@ -1,0 +1,292 @@
+// unsharp_mask's host driver: rows streamed through rings of k rows (x, b, and the horizontal sums
+// of x and of the mask), so that each row is blurred, masked, blurred again and blended while it is
+// in cache. The sums are the kernels' (horizontal, then vertical; taps in order from +0, reflect101),
+// lane-wise in eight-lane vectors. With OpenCV's fixed kernels (sigma 0, k <= 7) every weight is a
+// multiple of 1/64: the mask's two blurs are then exact in binary32 whatever the order, equal to
+// integer sums over 4096, which the driver computes in 16-bit lanes.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/core/border.hpp"
+#include "kernels/core/host_simd.hpp"
+#include "kernels/filter/unsharp_mask.hpp"
+
+namespace aug::k::cpu {
+
+namespace {
+
+// dst = the horizontal blur of one row (n = W * C values).
+void blur_row(float* dst, const float* src, int W, int C, const float* w, int k) {
+  const int r = k / 2;
+  if (W > 2 * r) conv_row(dst + r * C, src, (W - 2 * r) * C, w, k, C);
+  const int left = W > 2 * r ? r : W;  // the columns whose taps reach past an edge: [0, left) and [right, W)
+  const int right = W > 2 * r ? W - r : W;
+  for (int x = 0; x < W; x = x + 1 == left ? right : x + 1) {
+    for (int c = 0; c < C; ++c) {
+      float acc = 0.0f;
+      for (int i = 0; i < k; ++i) acc = acc + w[i] * src[border_index(x + i - r, W, kBorderReflect101) * C + c];
+      dst[x * C + c] = acc;
+    }
+  }
+}
+
+// The weights times 64, when they are all whole numbers (then they sum to 64); else empty.
+std::vector<std::uint16_t> weights_64(const float* w, int k) {
+  std::vector<std::uint16_t> q;
+  int sum = 0;
+  for (int i = 0; i < k; ++i) {
+    const float v = w[i] * 64.0f;  // exact: a power of two
+    if (!(v >= 0.0f && v <= 64.0f) || v != std::floor(v)) return {};
+    q.push_back(static_cast<std::uint16_t>(v));
+    sum += q.back();
+  }
+  if (sum != 64) return {};
+  return q;
+}
+
+// Sixteen 16-bit lanes (GCC vector extension); the sums stay below 2^13, nothing wraps.
+using u16x16 = std::uint16_t __attribute__((vector_size(32)));
+
+// out[j] = sum_i q[i] * src(i)[j], exact.
+template <class Src>
+[[gnu::always_inline]] inline void integer_sum(std::uint16_t* __restrict out, Src src, int n, const std::uint16_t* q,
+                                               int k) {
+  int j = 0;
+  for (; j + 32 <= n; j += 32) {
+    u16x16 a0 = {}, a1 = {};
+    for (int i = 0; i < k; ++i) {
+      u16x16 v0, v1;
+      std::memcpy(&v0, src(i) + j, sizeof v0);
+      std::memcpy(&v1, src(i) + j + 16, sizeof v1);
+      a0 = a0 + q[i] * v0;
+      a1 = a1 + q[i] * v1;
+    }
+    std::memcpy(out + j, &a0, sizeof a0);
+    std::memcpy(out + j + 16, &a1, sizeof a1);
+  }
+  for (; j < n; ++j) {
+    unsigned acc = 0;
+    for (int i = 0; i < k; ++i) acc += q[i] * src(i)[j];
+    out[j] = static_cast<std::uint16_t>(acc);
+  }
+}
+
+AUG_CLONES void conv_row16(std::uint16_t* out, const std::uint16_t* src, int n, const std::uint16_t* q, int k,
+                           int step) {
+  integer_sum(out, [&](int i) { return src + i * step; }, n, q, k);
+}
+
+AUG_CLONES void sum_rows16(std::uint16_t* out, const std::uint16_t* const* rows, int n, const std::uint16_t* q, int k) {
+  integer_sum(out, [&](int i) { return rows[i]; }, n, q, k);
+}
+
+// The horizontal sums of a 0/1 mask row, in 64ths (at most 64).
+void blur_row16(std::uint16_t* dst, const std::uint16_t* src, int W, int C, const std::uint16_t* q, int k) {
+  const int r = k / 2;
+  if (W > 2 * r) conv_row16(dst + r * C, src, (W - 2 * r) * C, q, k, C);
+  const int left = W > 2 * r ? r : W, right = W > 2 * r ? W - r : W;
+  for (int x = 0; x < W; x = x + 1 == left ? right : x + 1) {
+    for (int c = 0; c < C; ++c) {
+      int acc = 0;
+      for (int i = 0; i < k; ++i) acc += q[i] * src[border_index(x + i - r, W, kBorderReflect101) * C + c];
+      dst[x * C + c] = static_cast<std::uint16_t>(acc);
+    }
+  }
+}
+
+AUG_CLONES void mask_row16(std::uint16_t* m, const float* x, const float* b, int n, float threshold) {
+  for (int i = 0; i < n; ++i) m[i] = unsharp_mask_value(x[i], b[i], threshold) != 0.0f ? 1 : 0;
+}
+
+template <class T>
+AUG_CLONES void unit_row(float* x, const T* s, int n) {
+  for (int i = 0; i < n; ++i) x[i] = to_unit(s[i]);
+}
+
+AUG_CLONES void mask_row(float* m, const float* x, const float* b, int n, float threshold) {
+  for (int i = 0; i < n; ++i) m[i] = unsharp_mask_value(x[i], b[i], threshold);
+}
+
+// `s`: the soft weights, or (S = uint16) the exact ones in 4096ths.
+template <class S>
+[[gnu::always_inline]] inline float soft(const S* s, int i) {
+  if constexpr (std::is_same_v<S, float>) return s[i];
+  else return static_cast<float>(s[i]) * (1.0f / 4096.0f);
+}
+
+template <class T, class S>
+AUG_CLONES void blend_row(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
+  for (int i = 0; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define AUG_UNSHARP_AVX2 1
+// The same two rows with AVX2 intrinsics (the compiler converts lanes one by one otherwise): the
+// same IEEE operations lane by lane; max(0, v) and min(1, v) are the kernels' two selects (v < 0 ?
+// 0 : v, v > 1 ? 1 : v), NaN passing through.
+[[gnu::target("avx2")]] inline __m256 load8(const std::uint8_t* s) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s))));
+}
+[[gnu::target("avx2")]] inline __m256 load8(const std::uint16_t* s) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))));
+}
+[[gnu::target("avx2")]] inline __m256 soft8(const float* s) { return _mm256_loadu_ps(s); }
+[[gnu::target("avx2")]] inline __m256 soft8(const std::uint16_t* s) {
+  return _mm256_mul_ps(load8(s), _mm256_set1_ps(1.0f / 4096.0f));  // exact
+}
+[[gnu::target("avx2")]] inline void store8(float* out, __m256 o) { _mm256_storeu_ps(out, o); }
+// o in [0, 1]: o * max rounded half to even is in [0, max].
+[[gnu::target("avx2")]] inline __m128i round8(__m256 o, float max) {
+  const __m256i q = _mm256_cvtps_epi32(
+      _mm256_round_ps(_mm256_mul_ps(o, _mm256_set1_ps(max)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  return _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+}
+[[gnu::target("avx2")]] inline void store8(std::uint16_t* out, __m256 o) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), round8(o, 65535.0f));
+}
+[[gnu::target("avx2")]] inline void store8(std::uint8_t* out, __m256 o) {
+  const __m128i w = round8(o, 255.0f);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(w, w));
+}
+
+// The mask as 0/1 in 16-bit lanes: |r| by clearing the sign (the kernels' r < 0 ? -r : r, -0 and
+// NaN included), then |r| * 255 > threshold.
+[[gnu::target("avx2")]] void mask_row16_avx2(std::uint16_t* m, const float* x, const float* b, int n,
+                                             float threshold) {
+  const __m256 sign = _mm256_set1_ps(-0.0f), k255 = _mm256_set1_ps(255.0f), t = _mm256_set1_ps(threshold);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256i bits[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256 r = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * h), _mm256_loadu_ps(b + i + 8 * h));
+      const __m256 c = _mm256_cmp_ps(_mm256_mul_ps(_mm256_andnot_ps(sign, r), k255), t, _CMP_GT_OQ);
+      bits[h] = _mm256_srli_epi32(_mm256_castps_si256(c), 31);
+    }
+    // packus works within 128-bit halves: put the quarters back in order.
+    const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(bits[0], bits[1]), 0xD8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(m + i), p);
+  }
+  for (; i < n; ++i) m[i] = unsharp_mask_value(x[i], b[i], threshold) != 0.0f ? 1 : 0;
+}
+
+template <class T>
+[[gnu::target("avx2")]] void unit_row_avx2(float* x, const T* s, int n) {
+  const __m256 max = _mm256_set1_ps(static_cast<float>(SampleTraits<T>::max));
+  int i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_div_ps(load8(s + i), max));
+  for (; i < n; ++i) x[i] = to_unit(s[i]);
+}
+
+template <class T, class S>
+[[gnu::target("avx2")]] void blend_row_avx2(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), a = _mm256_set1_ps(alpha);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 xv = _mm256_loadu_ps(x + i), sv = soft8(s + i);
+    const __m256 r = _mm256_sub_ps(xv, _mm256_loadu_ps(b + i));
+    const __m256 sharp = _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(xv, _mm256_mul_ps(a, r))));
+    const __m256 o = _mm256_add_ps(_mm256_mul_ps(sharp, sv), _mm256_mul_ps(xv, _mm256_sub_ps(one, sv)));
+    store8(out + i, _mm256_min_ps(one, _mm256_max_ps(zero, o)));
+  }
+  for (; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
+}
+#endif
+
+bool has_avx2() {
+#if defined(AUG_UNSHARP_AVX2)
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+template <class T>
+void to_unit_row(float* x, const T* s, int n) {
+#if defined(AUG_UNSHARP_AVX2)
+  if constexpr (!std::is_same_v<T, float>)
+    if (has_avx2()) return unit_row_avx2(x, s, n);
+#endif
+  if constexpr (std::is_same_v<T, float>) std::memcpy(x, s, static_cast<std::size_t>(n) * sizeof(float));
+  else unit_row(x, s, n);
+}
+
+template <class T, class S>
+void blend(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
+#if defined(AUG_UNSHARP_AVX2)
+  if (has_avx2()) return blend_row_avx2(out, x, b, s, n, alpha);
+#endif
+  blend_row(out, x, b, s, n, alpha);
+}
+
+}  // namespace
+
+template <class T>
+void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
+  const int W = in.width, H = in.height, C = in.channels, n = W * C, k = a.taps, r = k / 2;
+  const float* w = a.weights;
+  // Rings of k rows: 0 x, 1 b, 2 horizontal sums of x, 3 horizontal sums of the mask; then a mask
+  // row and a soft row.
+  std::vector<float> buf((4 * static_cast<std::size_t>(k) + 2) * n);
+  auto ring = [&](int which, int row) {
+    return buf.data() + (static_cast<std::size_t>(which) * k + static_cast<std::size_t>(row % k)) * n;
+  };
+  float* mrow = buf.data() + 4 * static_cast<std::size_t>(k) * n;
+  float* srow = mrow + n;
+  std::vector<const float*> rows(static_cast<std::size_t>(k));
+  // The exact integer path for the mask: a ring of its horizontal sums in 64ths, a mask row, a soft row.
+  const std::vector<std::uint16_t> q = weights_64(w, k);
+  const bool exact = !q.empty();
+  std::vector<std::uint16_t> ibuf(exact ? (static_cast<std::size_t>(k) + 2) * n : 0);
+  auto iring = [&](int row) { return ibuf.data() + static_cast<std::size_t>(row % k) * n; };
+  std::uint16_t* m16 = exact ? ibuf.data() + static_cast<std::size_t>(k) * n : nullptr;
+  std::uint16_t* s16 = exact ? m16 + n : nullptr;
+  std::vector<const std::uint16_t*> irows(static_cast<std::size_t>(k));
+  // Row t enters; row t - r gets its blur and mask; row t - 2r its soft weight and its output. The
+  // rows a vertical sum reads (reflected) all lie within the k rows the rings hold then.
+  for (int t = 0; t < H + 2 * r; ++t) {
+    if (t < H) {
+      float* x = ring(0, t);
+      to_unit_row(x, in.row(t), n);
+      blur_row(ring(2, t), x, W, C, w, k);
+    }
+    const int c1 = t - r;
+    if (c1 >= 0 && c1 < H) {
+      for (int i = 0; i < k; ++i) rows[static_cast<std::size_t>(i)] = ring(2, border_index(c1 + i - r, H, kBorderReflect101));
+      float* b = ring(1, c1);
+      sum_rows(b, rows.data(), n, w, k);
+      if (exact) {
+#if defined(AUG_UNSHARP_AVX2)
+        if (has_avx2()) mask_row16_avx2(m16, ring(0, c1), b, n, a.threshold);
+        else
+#endif
+          mask_row16(m16, ring(0, c1), b, n, a.threshold);
+        blur_row16(iring(c1), m16, W, C, q.data(), k);
+      } else {
+        mask_row(mrow, ring(0, c1), b, n, a.threshold);
+        blur_row(ring(3, c1), mrow, W, C, w, k);
+      }
+    }
+    const int c2 = t - 2 * r;
+    if (c2 >= 0 && c2 < H) {
+      if (exact) {
+        for (int i = 0; i < k; ++i)
+          irows[static_cast<std::size_t>(i)] = iring(border_index(c2 + i - r, H, kBorderReflect101));
+        sum_rows16(s16, irows.data(), n, q.data(), k);
+        blend(out.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
+      } else {
+        for (int i = 0; i < k; ++i)
+          rows[static_cast<std::size_t>(i)] = ring(3, border_index(c2 + i - r, H, kBorderReflect101));
+        sum_rows(srow, rows.data(), n, w, k);
+        blend(out.row(c2), ring(0, c2), ring(1, c2), srow, n, a.alpha);
+      }
+    }
+  }
+}
+
+template void unsharp_mask<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const UnsharpArgs&);
+template void unsharp_mask<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const UnsharpArgs&);
+template void unsharp_mask<float>(View<const float>, View<float>, const UnsharpArgs&);
+
+}  // namespace aug::k::cpu
