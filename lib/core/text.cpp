@@ -1,5 +1,9 @@
 #include "lib/core/text.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +86,14 @@ void append_utf8(std::string& out, std::uint32_t cp) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+bool parse_finite_double(std::string_view token, double& out) {
+  if (token.empty()) return false;
+  if (token.front() == '+') token.remove_prefix(1);  // from_chars rejects a leading '+'
+  const char* end = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(token.data(), end, out);
+  return ec == std::errc() && ptr == end && std::isfinite(out);
 }
 
 }  // namespace aug

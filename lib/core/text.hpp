@@ -21,6 +21,10 @@ std::string quoted_list(const std::vector<std::string>& items);  // "a", "b" or 
 // Shortest decimal text that reads back as the same double ("0.1", "2", "1e-06").
 std::string format_number(double v);
 
+// A finite decimal number written as the whole of `token` (an optional leading '+' allowed, no
+// spaces): what label files hold. False for anything else.
+bool parse_finite_double(std::string_view token, double& out);
+
 // Appends code point `cp` (at most 0x10FFFF) to `out` in UTF-8.
 void append_utf8(std::string& out, std::uint32_t cp);
 

@@ -329,14 +329,7 @@ fs::path annotation_path_for(const fs::path& path) {
   return out;
 }
 
-bool parse_double(std::string_view token, double& out) {
-  token = trim(token);
-  if (token.empty()) return false;
-  if (token.front() == '+') token.remove_prefix(1);
-  const char* end = token.data() + token.size();
-  const auto [ptr, ec] = std::from_chars(token.data(), end, out);
-  return ec == std::errc() && ptr == end && std::isfinite(out);
-}
+bool parse_double(std::string_view token, double& out) { return parse_finite_double(trim(token), out); }
 
 struct Edit {
   std::size_t begin, end;

@@ -12,15 +12,14 @@
 // Object::extra, so that an identity pipeline (ImageLabels::moved false) writes the file back
 // byte for byte.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "lib/core/error.hpp"
+#include "lib/core/text.hpp"
 #include "lib/datasets/format.hpp"
 #include "lib/io/files.hpp"
 
@@ -49,14 +48,6 @@ fs::path label_path_for(const fs::path& path) {
   for (const auto& p : parts) out /= p;
   out.replace_extension(".txt");
   return out;
-}
-
-bool parse_double(std::string_view token, double& out) {
-  if (token.empty()) return false;
-  if (token.front() == '+') token.remove_prefix(1);  // from_chars rejects a leading '+'
-  const char* end = token.data() + token.size();
-  const auto [ptr, ec] = std::from_chars(token.data(), end, out);
-  return ec == std::errc() && ptr == end && std::isfinite(out);
 }
 
 std::vector<std::string_view> split_tokens(std::string_view line) {
@@ -204,11 +195,11 @@ class YoloFormat final : public Format {
 
     // The class: a non-negative integer ("3"; "3.0" as some exporters write it is accepted too).
     double cls = 0;
-    if (!parse_double(tokens[0], cls) || cls < 0 || cls != std::floor(cls) || cls > 2147483647.0)
+    if (!parse_finite_double(tokens[0], cls) || cls < 0 || cls != std::floor(cls) || cls > 2147483647.0)
       fail(path, line, "the class must be a non-negative integer, found \"" + std::string(tokens[0]) + "\"");
     std::vector<double> v(n - 1);
     for (std::size_t i = 1; i < n; ++i)
-      if (!parse_double(tokens[i], v[i - 1]))
+      if (!parse_finite_double(tokens[i], v[i - 1]))
         fail(path, line, "value " + std::to_string(i + 1) + " is not a finite number: \"" +
                              std::string(tokens[i]) + "\"");
 

@@ -58,12 +58,6 @@ const std::vector<Missing>& not_available() {
   return m;
 }
 
-// ReplayCompose is a Compose that records its draws (for replaying them on another image): augment
-// records every image's parameters in the manifest, so it is a Compose here.
-bool is_composition(const std::string& name) {
-  return name == "Compose" || name == "ReplayCompose" || name == "Sequential" || name == "OneOf" || name == "SomeOf";
-}
-
 bool has(const json& t, const char* key) { return t.contains(key) && !t.at(key).is_null(); }
 
 // Transforms that only change the type or layout a training loader receives.
@@ -151,7 +145,7 @@ class Importer {
     if (c.has("p")) p = c.number("p", 0.5);
     if (c.has("always_apply") && t.at("always_apply").is_boolean() && t.at("always_apply").get<bool>()) p = 1.0;
     ojson s;
-    if (is_composition(name)) {
+    if (is_albumentations_composition(name)) {
       s = ojson{{"stage", name == "OneOf" ? "one_of" : name == "SomeOf" ? "some_of" : "sequence"}};
       ojson weights = ojson::array();
       s["stages"] = list(c.has("transforms") ? t.at("transforms") : json::array(), where + "/transforms",
@@ -397,6 +391,12 @@ std::string albumentations_table_markdown() {
     << "| Normalize, ToTensorV2, ToFloat, FromFloat, NoOp | left out, with a note | they change what a training "
        "loader receives, not the image file |\n";
   return o.str();
+}
+
+// ReplayCompose is a Compose that records its draws (for replaying them on another image): augment
+// records every image's parameters in the manifest, so it is a Compose here.
+bool is_albumentations_composition(const std::string& name) {
+  return name == "Compose" || name == "ReplayCompose" || name == "Sequential" || name == "OneOf" || name == "SomeOf";
 }
 
 }  // namespace aug

@@ -54,4 +54,8 @@ std::string other_library_hint(const std::string& name, const nlohmann::json& ob
 // The mapping, one row per Albumentations transform: the docs table (docs/albumentations.md).
 std::string albumentations_table_markdown();
 
+// Albumentations' compositions (Compose, ReplayCompose, Sequential, OneOf, SomeOf): what holds
+// "transforms".
+bool is_albumentations_composition(const std::string& name);
+
 }  // namespace aug

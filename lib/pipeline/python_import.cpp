@@ -27,10 +27,6 @@ std::vector<std::string> words(const char* s) {
   return out;
 }
 
-bool is_composition(const std::string& name) {
-  return name == "Compose" || name == "ReplayCompose" || name == "Sequential" || name == "OneOf" || name == "SomeOf";
-}
-
 // ------------------------------------------------------------------------------------------------
 // Albumentations: the positional parameters of each class in 1.x (1.3.1) and 2.x (2.0.8), and the
 // default p that A.save writes. "-": the class is not in that release.
@@ -231,7 +227,7 @@ class AlbumentationsWriter {
   }
 
   void put(json& t, const std::string& name, const std::string& key, const Value& v, const std::string& where) {
-    if (key == "transforms" && is_composition(name)) {
+    if (key == "transforms" && is_albumentations_composition(name)) {
       if (v.kind != Kind::list && v.kind != Kind::tuple) fail(v, "transforms must be a list of transforms, not " + v.repr());
       json list = json::array();
       for (std::size_t i = 0; i < v.items.size(); ++i) {
