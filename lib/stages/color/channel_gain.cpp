@@ -48,7 +48,7 @@ order (each if a range). RGB(A): gains on channels 0-2, alpha gain 1. Gray: one 
 - **Float**: `clamp01(v * (float)gain_c)`, one IEEE multiply. Alpha is copied in both cases.
 )md",
       .no_import = "augment's own fixed per-channel gains (benchmark pipeline P1); Albumentations' nearest, "
-                   "MultiplicativeNoise, draws its factors and is among the transforms not available yet",
+                   "MultiplicativeNoise, draws its factors: it imports to multiplicative_noise",
       .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;

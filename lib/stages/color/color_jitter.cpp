@@ -18,9 +18,11 @@ Param<std::vector<double>> factor_param(const char* name, const char* what) {
   return Param<std::vector<double>>(
       {.name = name,
        .doc = std::string(what) + " factor: b means [max(0, 1 - b), 1 + b], [lo, hi] is used as is; 0 (or [1, 1]) "
-                                  "leaves it out",
+                                  "leaves it out; at most 10^6 (a factor past 255 already saturates every 8-bit "
+                                  "value, and the binary32 arithmetic must stay finite)",
        .default_value = 0.0,
-       .min = Bound{0}});
+       .min = Bound{0},
+       .max = Bound{1e6}});
 }
 
 const Param<std::vector<double>> kBrightness = factor_param("brightness", "brightness"),
