@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace jpeg_impl {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -225,6 +226,7 @@ struct KorniaDecode {  // chroma x2, YCbCr -> RGB on [0, 1], clamp, crop; alpha 
 };
 
 }  // namespace
+}  // namespace jpeg_impl
 
 std::size_t jpeg_libjpeg_scratch_bytes(int width, int height) {
   const std::size_t luma = static_cast<std::size_t>((width + 7) / 8 * 8) * ((height + 7) / 8 * 8);
@@ -234,15 +236,15 @@ std::size_t jpeg_libjpeg_scratch_bytes(int width, int height) {
 
 template <class T>
 void jpeg_libjpeg(View<const T> in, View<T> out, const JpegQuant* quant, Scratch& scratch, const Exec& exec) {
-  const LibjpegPlanes p =
-      LibjpegPlanes::make(in.width, in.height, scratch.scratch(jpeg_libjpeg_scratch_bytes(in.width, in.height)));
+  const jpeg_impl::LibjpegPlanes p =
+      jpeg_impl::LibjpegPlanes::make(in.width, in.height, scratch.scratch(jpeg_libjpeg_scratch_bytes(in.width, in.height)));
   const bool color = in.channels >= 3;
-  for_2d(LumaPlane<T>{in, p}, p.w8, p.h8, exec, "jpeg (colour conversion)");
-  if (color) for_2d(ChromaPlanes<T>{in, p}, p.wc, p.hc, exec, "jpeg (chroma downsampling)");
+  for_2d(jpeg_impl::LumaPlane<T>{in, p}, p.w8, p.h8, exec, "jpeg (colour conversion)");
+  if (color) for_2d(jpeg_impl::ChromaPlanes<T>{in, p}, p.wc, p.hc, exec, "jpeg (chroma downsampling)");
   const std::size_t blocks = static_cast<std::size_t>(p.w8 / 8) * (p.h8 / 8) +
                              (color ? 2 * static_cast<std::size_t>(p.wc / 8) * (p.hc / 8) : 0);
-  for_1d(Blocks{p, quant, color}, blocks, exec, "jpeg (DCT, quantisation, IDCT)");
-  for_2d(Decode<T>{in, out, p}, out.width, out.height, exec, "jpeg (upsampling, colour conversion)");
+  for_1d(jpeg_impl::Blocks{p, quant, color}, blocks, exec, "jpeg (DCT, quantisation, IDCT)");
+  for_2d(jpeg_impl::Decode<T>{in, out, p}, out.width, out.height, exec, "jpeg (upsampling, colour conversion)");
 }
 
 template <class T>
@@ -251,12 +253,12 @@ void jpeg_kornia(View<const T> in, View<T> out, const KorniaJpegTables* tables, 
   void* planes = scratch.scratch(jpeg_kornia_scratch_bytes(in.width, in.height));
   if (exec.cpu) return cpu::jpeg_kornia(in, out, *tables, planes);
   const KorniaPlanes p = KorniaPlanes::make(in.width, in.height, planes);
-  for_2d(KorniaYcc<T>{in, p}, p.wp, p.hp, exec, "jpeg kornia (colour conversion)");
-  for_2d(ChromaBlurX{p, tables}, p.wp, p.hp, exec, "jpeg kornia (chroma blur)");
-  for_2d(ChromaHalve{p, tables}, p.wp / 2, p.hp / 2, exec, "jpeg kornia (chroma subsampling)");
+  for_2d(jpeg_impl::KorniaYcc<T>{in, p}, p.wp, p.hp, exec, "jpeg kornia (colour conversion)");
+  for_2d(jpeg_impl::ChromaBlurX{p, tables}, p.wp, p.hp, exec, "jpeg kornia (chroma blur)");
+  for_2d(jpeg_impl::ChromaHalve{p, tables}, p.wp / 2, p.hp / 2, exec, "jpeg kornia (chroma subsampling)");
   const std::size_t blocks = static_cast<std::size_t>(p.wp / 8) * (p.hp / 8) * 3 / 2;
-  for_1d(KorniaBlocks{p, tables}, blocks, exec, "jpeg kornia (DCT, quantisation, IDCT)");
-  for_2d(KorniaDecode<T>{in, out, p}, out.width, out.height, exec, "jpeg kornia (upsampling, colour conversion)");
+  for_1d(jpeg_impl::KorniaBlocks{p, tables}, blocks, exec, "jpeg kornia (DCT, quantisation, IDCT)");
+  for_2d(jpeg_impl::KorniaDecode<T>{in, out, p}, out.width, out.height, exec, "jpeg kornia (upsampling, colour conversion)");
 }
 
 #define AUG_INSTANTIATE(T)                                                                                   \

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace jpeg_codec_impl {
 namespace {
 
 using namespace jpeg;
@@ -103,6 +104,7 @@ Planes planes_in(const JpegLayout& l, void* scratch) {
 }
 
 }  // namespace
+}  // namespace jpeg_codec_impl
 
 JpegLayout jpeg_encoder_layout(int width, int height, int channels) {
   JpegLayout l;
@@ -130,9 +132,9 @@ void jpeg_reconstruct(const JpegLayout& layout, const std::int16_t* coefficients
                       View<std::uint8_t> out, Scratch& scratch, const Exec& exec) {
   if (out.width != layout.width || out.height != layout.height || out.channels != (layout.components == 1 ? 1 : 3))
     throw KernelError("jpeg_reconstruct: the output does not match the coefficients' image");
-  const Planes planes = planes_in(layout, scratch.scratch(jpeg_reconstruct_scratch_bytes(layout)));
-  for_1d(InverseBlocks{layout, coefficients, tables, planes}, layout.blocks(), exec, "jpeg decode (IDCT)");
-  for_2d(ToPixels{layout, planes, out}, out.width, out.height, exec, "jpeg decode (upsampling, colour conversion)");
+  const jpeg_codec_impl::Planes planes = jpeg_codec_impl::planes_in(layout, scratch.scratch(jpeg_reconstruct_scratch_bytes(layout)));
+  for_1d(jpeg_codec_impl::InverseBlocks{layout, coefficients, tables, planes}, layout.blocks(), exec, "jpeg decode (IDCT)");
+  for_2d(jpeg_codec_impl::ToPixels{layout, planes, out}, out.width, out.height, exec, "jpeg decode (upsampling, colour conversion)");
 }
 
 void jpeg_transform(View<const std::uint8_t> in, const JpegLayout& layout, const JpegTables* tables,
@@ -140,7 +142,7 @@ void jpeg_transform(View<const std::uint8_t> in, const JpegLayout& layout, const
   if (in.width != layout.width || in.height != layout.height || (in.channels != 1 && in.channels != 3) ||
       layout.components != (in.channels == 1 ? 1 : 3))
     throw KernelError("jpeg_transform: the image does not match the layout");
-  for_1d(ForwardBlocks{in, layout, tables, coefficients}, layout.blocks(), exec, "jpeg encode (FDCT, quantisation)");
+  for_1d(jpeg_codec_impl::ForwardBlocks{in, layout, tables, coefficients}, layout.blocks(), exec, "jpeg encode (FDCT, quantisation)");
 }
 
 }  // namespace aug::k

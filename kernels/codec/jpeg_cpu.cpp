@@ -11,6 +11,7 @@
 
 namespace aug::k::cpu {
 
+namespace jpeg_cpu_impl {
 namespace {
 
 // Row kernels: each body is written once as a template and cloned for AVX2 through the wrappers.
@@ -124,6 +125,7 @@ void decode_row(T* d, const T* in, const DecodeRow& a, int w, int C) {
 }
 
 }  // namespace
+}  // namespace jpeg_cpu_impl
 
 
 template <class T>
@@ -133,9 +135,9 @@ void jpeg_kornia(View<const T> in, View<T> out, const KorniaJpegTables& t, void*
   auto row = [](float* plane, int pitch, int y) { return plane + static_cast<std::size_t>(y) * pitch; };
   // Colour conversion, padding rows replicate the last row; the blur along x.
   for (int y = 0; y < hp; ++y) {
-    ycc_row(row(p.y, wp, y), row(p.cb, wp, y), row(p.cr, wp, y), in.row(std::min(y, p.h - 1)), p.w, wp, in.channels);
-    blur3_row(row(p.tmp_cb, wp, y), row(p.cb, wp, y), wp, t.blur);
-    blur3_row(row(p.tmp_cr, wp, y), row(p.cr, wp, y), wp, t.blur);
+    jpeg_cpu_impl::ycc_row(row(p.y, wp, y), row(p.cb, wp, y), row(p.cr, wp, y), in.row(std::min(y, p.h - 1)), p.w, wp, in.channels);
+    jpeg_cpu_impl::blur3_row(row(p.tmp_cb, wp, y), row(p.cb, wp, y), wp, t.blur);
+    jpeg_cpu_impl::blur3_row(row(p.tmp_cr, wp, y), row(p.cr, wp, y), wp, t.blur);
   }
   // The blur along y and the halving; p.cb and p.cr are free again and hold the blurred rows.
   for (int i = 0; i < ch; ++i)
@@ -144,15 +146,15 @@ void jpeg_kornia(View<const T> in, View<T> out, const KorniaJpegTables& t, void*
       float* lower = p.cb + wp;
       for (int k = 0; k < 2; ++k) {
         const int y = 2 * i + k;
-        blur3_rows(k == 0 ? upper : lower, row(src, wp, kornia_reflect(y - 1, hp)), row(src, wp, y),
+        jpeg_cpu_impl::blur3_rows(k == 0 ? upper : lower, row(src, wp, kornia_reflect(y - 1, hp)), row(src, wp, y),
                    row(src, wp, kornia_reflect(y + 1, hp)), wp, t.blur);
       }
-      halve_row(row(dst, cw, i), upper, lower, cw);
+      jpeg_cpu_impl::halve_row(row(dst, cw, i), upper, lower, cw);
     }
   // The blocks.
-  for (int by = 0; by < hp / 8; ++by) kornia_block_row(row(p.y, wp, 8 * by), wp, wp / 8, t.q_luma, t);
+  for (int by = 0; by < hp / 8; ++by) jpeg_cpu_impl::kornia_block_row(row(p.y, wp, 8 * by), wp, wp / 8, t.q_luma, t);
   for (float* plane : {p.cbs, p.crs})
-    for (int by = 0; by < ch / 8; ++by) kornia_block_row(row(plane, cw, 8 * by), cw, cw / 8, t.q_chroma, t);
+    for (int by = 0; by < ch / 8; ++by) jpeg_cpu_impl::kornia_block_row(row(plane, cw, 8 * by), cw, cw / 8, t.q_chroma, t);
   // Upsampling and back to RGB; the column taps once for the image.
   const auto w = static_cast<std::size_t>(in.width);
   std::vector<int> x0(w), x1(w);
@@ -162,10 +164,10 @@ void jpeg_kornia(View<const T> in, View<T> out, const KorniaJpegTables& t, void*
     int y0, y1;
     float ly;
     kornia_half_pixel(y, ch, y0, y1, ly);
-    const DecodeRow r{row(p.y, wp, y), row(p.cbs, cw, y0), row(p.cbs, cw, y1), row(p.crs, cw, y0), row(p.crs, cw, y1),
+    const jpeg_cpu_impl::DecodeRow r{row(p.y, wp, y), row(p.cbs, cw, y0), row(p.cbs, cw, y1), row(p.crs, cw, y0), row(p.crs, cw, y1),
                       x0.data(), x1.data(), lx.data(), ly, rows.data(), rows.data() + w, rows.data() + 2 * w,
                       rows.data() + 3 * w, rows.data() + 4 * w};
-    decode_row(out.row(y), in.row(y), r, in.width, out.channels);
+    jpeg_cpu_impl::decode_row(out.row(y), in.row(y), r, in.width, out.channels);
   }
 }
 

@@ -7,6 +7,7 @@
 
 namespace aug::k {
 
+namespace autocontrast_impl {
 namespace {
 
 // The bound of the type (its max; 1 for float images), as torchvision's _max_value.
@@ -124,12 +125,13 @@ void row_ranges_host(View<const T> in, float* ranges, int color_channels) {
 }
 
 }  // namespace
+}  // namespace autocontrast_impl
 
 template <class T>
 std::size_t autocontrast_scratch_bytes(int height, int color_channels) {
   const std::size_t cc = static_cast<std::size_t>(color_channels);
   return (static_cast<std::size_t>(height) + 1) * cc * 2 * sizeof(float) +
-         cc * static_cast<std::size_t>(kEntries<T>) * sizeof(T);
+         cc * static_cast<std::size_t>(autocontrast_impl::kEntries<T>) * sizeof(T);
 }
 
 template <class T>
@@ -138,17 +140,17 @@ void autocontrast(View<const T> in, View<T> out, int color_channels, Scratch& sc
   auto* ranges = static_cast<float*>(scratch.scratch(autocontrast_scratch_bytes<T>(in.height, color_channels)));
   float* stats = ranges + static_cast<std::size_t>(in.height) * cc * 2;
   if constexpr (!std::is_same_v<T, float>) {
-    if (exec.cpu) row_ranges_host(in, ranges, color_channels);
+    if (exec.cpu) autocontrast_impl::row_ranges_host(in, ranges, color_channels);
   }
   if (std::is_same_v<T, float> || !exec.cpu)
-    for_1d(RowRanges<T>{in, ranges, color_channels}, static_cast<std::size_t>(in.height), exec,
+    for_1d(autocontrast_impl::RowRanges<T>{in, ranges, color_channels}, static_cast<std::size_t>(in.height), exec,
            "autocontrast (row ranges)");
-  for_1d(ChannelRanges{ranges, stats, in.height, color_channels}, cc, exec, "autocontrast (channel ranges)");
+  for_1d(autocontrast_impl::ChannelRanges{ranges, stats, in.height, color_channels}, cc, exec, "autocontrast (channel ranges)");
   if constexpr (std::is_same_v<T, float>) {
-    for_2d(ApplyFloat{in, out, stats, color_channels}, out.width, out.height, exec, "autocontrast (apply)");
+    for_2d(autocontrast_impl::ApplyFloat{in, out, stats, color_channels}, out.width, out.height, exec, "autocontrast (apply)");
   } else {
     T* table = reinterpret_cast<T*>(stats + cc * 2);
-    for_1d(BuildTable<T>{stats, table}, cc * static_cast<std::size_t>(kEntries<T>), exec, "autocontrast (table)");
+    for_1d(autocontrast_impl::BuildTable<T>{stats, table}, cc * static_cast<std::size_t>(autocontrast_impl::kEntries<T>), exec, "autocontrast (table)");
     apply_table<T>(in, out, table, color_channels, exec);
   }
 }

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace brightness_contrast_impl {
 namespace {
 
 // The mean's partial sums: exact integers for 8- and 16-bit images, doubles for float.
@@ -75,28 +76,29 @@ struct BcFloatValue {
 };
 
 }  // namespace
+}  // namespace brightness_contrast_impl
 
 template <class T>
 void brightness_contrast(View<const T> in, View<T> out, const BrightnessContrastArgs& a, Scratch& scratch,
                          const Exec& exec) {
   auto* k = static_cast<BrightnessContrastCoefficients*>(scratch.scratch(sizeof(BrightnessContrastCoefficients)));
-  const BcSum<T>* sums = nullptr;
+  const brightness_contrast_impl::BcSum<T>* sums = nullptr;
   const int rows = in.height;
   if (!a.by_max) {
-    auto* s = static_cast<BcSum<T>*>(scratch.scratch(sizeof(BcSum<T>) * static_cast<std::size_t>(rows)));
-    for_1d(BcRowSums<T>{in, a.color_channels, s}, static_cast<std::size_t>(rows), exec, "brightness_contrast_rows");
+    auto* s = static_cast<brightness_contrast_impl::BcSum<T>*>(scratch.scratch(sizeof(brightness_contrast_impl::BcSum<T>) * static_cast<std::size_t>(rows)));
+    for_1d(brightness_contrast_impl::BcRowSums<T>{in, a.color_channels, s}, static_cast<std::size_t>(rows), exec, "brightness_contrast_rows");
     sums = s;
   }
   const std::uint64_t count = static_cast<std::uint64_t>(in.width) * static_cast<std::uint64_t>(rows) *
                               static_cast<std::uint64_t>(a.color_channels);
-  for_1d(BcCoefficients<T>{a, sums, rows, count, k}, 1, exec, "brightness_contrast_coefficients");
+  for_1d(brightness_contrast_impl::BcCoefficients<T>{a, sums, rows, count, k}, 1, exec, "brightness_contrast_coefficients");
   if constexpr (std::is_same_v<T, float>) {
-    for_values(in, out, BcFloatValue{k}, a.color_channels, exec, "brightness_contrast");
+    for_values(in, out, brightness_contrast_impl::BcFloatValue{k}, a.color_channels, exec, "brightness_contrast");
   } else {
     const std::size_t entries =
         (static_cast<std::size_t>(SampleTraits<T>::max) + 1) * static_cast<std::size_t>(a.color_channels);
     auto* table = static_cast<T*>(scratch.scratch(sizeof(T) * entries));
-    for_1d(BcTable<T>{k, table}, entries, exec, "brightness_contrast_table");
+    for_1d(brightness_contrast_impl::BcTable<T>{k, table}, entries, exec, "brightness_contrast_table");
     apply_table<T>(in, out, table, a.color_channels, exec);
   }
 }

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace channel_dropout_impl {
 namespace {
 
 template <class T>
@@ -17,11 +18,12 @@ struct DropoutPixel {
 };
 
 }  // namespace
+}  // namespace channel_dropout_impl
 
 template <class T>
 void channel_dropout(View<const T> in, View<T> out, const ChannelDropoutArgs<T>& args, const Exec& exec) {
   if (exec.cpu) return cpu::channel_dropout(in, out, args);
-  for_2d(DropoutPixel<T>{in, out, args}, out.width, out.height, exec, "channel_dropout");
+  for_2d(channel_dropout_impl::DropoutPixel<T>{in, out, args}, out.width, out.height, exec, "channel_dropout");
 }
 
 template void channel_dropout<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>,

@@ -10,6 +10,7 @@
 
 namespace aug::k::cpu {
 
+namespace channel_dropout_cpu_impl {
 namespace {
 
 constexpr int kPeriod = 384;
@@ -23,14 +24,15 @@ AUG_CLONES void mask_row(std::uint8_t* d, const std::uint8_t* s, int bytes, cons
 }
 
 }  // namespace
+}  // namespace channel_dropout_cpu_impl
 
 template <class T>
 void channel_dropout(View<const T> in, View<T> out, const ChannelDropoutArgs<T>& a) {
   const int C = in.channels, pixel = C * static_cast<int>(sizeof(T));
-  alignas(32) std::uint8_t keep[kPeriod], fill[kPeriod];
+  alignas(32) std::uint8_t keep[channel_dropout_cpu_impl::kPeriod], fill[channel_dropout_cpu_impl::kPeriod];
   std::uint8_t fill_bytes[sizeof(T)];
   std::memcpy(fill_bytes, &a.fill, sizeof(T));
-  for (int j = 0; j < kPeriod; ++j) {
+  for (int j = 0; j < channel_dropout_cpu_impl::kPeriod; ++j) {
     const int c = j % pixel / static_cast<int>(sizeof(T)), byte = j % static_cast<int>(sizeof(T));
     const bool dropped = (a.dropped >> c) & 1;
     keep[j] = dropped ? 0x00 : 0xff;
@@ -38,7 +40,7 @@ void channel_dropout(View<const T> in, View<T> out, const ChannelDropoutArgs<T>&
   }
   const int bytes = out.width * pixel;
   for (int y = 0; y < out.height; ++y)
-    mask_row(reinterpret_cast<std::uint8_t*>(out.row(y)), reinterpret_cast<const std::uint8_t*>(in.row(y)), bytes,
+    channel_dropout_cpu_impl::mask_row(reinterpret_cast<std::uint8_t*>(out.row(y)), reinterpret_cast<const std::uint8_t*>(in.row(y)), bytes,
              keep, fill);
 }
 

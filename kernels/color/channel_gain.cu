@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace channel_gain_impl {
 namespace {
 
 template <class T>
@@ -49,6 +50,7 @@ struct GainFlat {
 };
 
 }  // namespace
+}  // namespace channel_gain_impl
 
 template <class T>
 void channel_gain(View<const T> in, View<T> out, const GainArgs& args, const Exec& exec) {
@@ -58,11 +60,11 @@ void channel_gain(View<const T> in, View<T> out, const GainArgs& args, const Exe
                     reinterpret_cast<std::uintptr_t>(out.data) % 16 == 0;
   if (flat) {
     const std::size_t count = static_cast<std::size_t>(in.width) * in.height * in.channels;
-    constexpr int per = GainFlat<T>::kPer;
-    for_1d(GainFlat<T>{in.data, out.data, count, in.channels, args}, (count + per - 1) / per, exec, "channel_gain");
+    constexpr int per = channel_gain_impl::GainFlat<T>::kPer;
+    for_1d(channel_gain_impl::GainFlat<T>{in.data, out.data, count, in.channels, args}, (count + per - 1) / per, exec, "channel_gain");
     return;
   }
-  for_2d(GainPixel<T>{in, out, args}, out.width, out.height, exec, "channel_gain");
+  for_2d(channel_gain_impl::GainPixel<T>{in, out, args}, out.width, out.height, exec, "channel_gain");
 }
 
 template void channel_gain<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const GainArgs&, const Exec&);

@@ -10,6 +10,7 @@
 
 namespace aug::k::cpu {
 
+namespace channel_gain_cpu_impl {
 namespace {
 
 AUG_CLONES void gain_row(std::uint8_t* d, const std::uint8_t* s, const std::int32_t* g, int n) {
@@ -20,6 +21,7 @@ AUG_CLONES void gain_row(std::uint8_t* d, const std::uint8_t* s, const std::int3
 }
 
 }  // namespace
+}  // namespace channel_gain_cpu_impl
 
 template <class T>
 void channel_gain(View<const T> in, View<T> out, const GainArgs& a) {
@@ -27,7 +29,7 @@ void channel_gain(View<const T> in, View<T> out, const GainArgs& a) {
   if constexpr (std::is_same_v<T, std::uint8_t>) {
     std::vector<std::int32_t> g(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) g[i] = static_cast<std::int32_t>(i % C < a.color_channels ? a.fixed[i % C] : 65536);
-    for (int y = 0; y < in.height; ++y) gain_row(out.row(y), in.row(y), g.data(), n);
+    for (int y = 0; y < in.height; ++y) channel_gain_cpu_impl::gain_row(out.row(y), in.row(y), g.data(), n);
   } else {
     for (int y = 0; y < in.height; ++y) {
       const T* s = in.row(y);

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace channel_shuffle_impl {
 namespace {
 
 template <class T>
@@ -21,10 +22,11 @@ struct ShufflePixel {
 };
 
 }  // namespace
+}  // namespace channel_shuffle_impl
 
 template <class T>
 void channel_shuffle(View<const T> in, View<T> out, const ShuffleArgs& args, const Exec& exec) {
-  for_2d(ShufflePixel<T>{in, out, args}, out.width, out.height, exec, "channel_shuffle");
+  for_2d(channel_shuffle_impl::ShufflePixel<T>{in, out, args}, out.width, out.height, exec, "channel_shuffle");
 }
 
 template void channel_shuffle<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const ShuffleArgs&,

@@ -7,6 +7,7 @@
 
 namespace aug::k {
 
+namespace clahe_impl {
 namespace {
 
 AUG_HD void clahe_count_one(unsigned* p) {
@@ -136,13 +137,14 @@ void run(View<const T> in, View<T> out, const ClaheArgs& args, const Lab8Tables*
 }
 
 }  // namespace
+}  // namespace clahe_impl
 
 template <class T>
 void clahe(View<const T> in, View<T> out, const ClaheArgs& args, const Lab8Tables* lab, Scratch& scratch,
            const Exec& exec) {
   if (exec.cpu) return cpu::clahe(in, out, args, lab);
-  if (clahe_16bit_bins<T>(args.color_channels)) run<T, std::uint16_t>(in, out, args, lab, scratch, exec);
-  else run<T, std::uint8_t>(in, out, args, lab, scratch, exec);
+  if (clahe_16bit_bins<T>(args.color_channels)) clahe_impl::run<T, std::uint16_t>(in, out, args, lab, scratch, exec);
+  else clahe_impl::run<T, std::uint8_t>(in, out, args, lab, scratch, exec);
 }
 
 template void clahe<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const ClaheArgs&, const Lab8Tables*,

@@ -12,6 +12,7 @@
 
 namespace aug::k::cpu {
 
+namespace clahe_cpu_impl {
 namespace {
 
 template <class T, class V>
@@ -122,11 +123,12 @@ void run(View<const T> in, View<T> out, const ClaheArgs& args, const Lab8Tables*
 }
 
 }  // namespace
+}  // namespace clahe_cpu_impl
 
 template <class T>
 void clahe(View<const T> in, View<T> out, const ClaheArgs& args, const Lab8Tables* lab) {
-  if (clahe_16bit_bins<T>(args.color_channels)) run<T, std::uint16_t>(in, out, args, lab);
-  else run<T, std::uint8_t>(in, out, args, lab);
+  if (clahe_16bit_bins<T>(args.color_channels)) clahe_cpu_impl::run<T, std::uint16_t>(in, out, args, lab);
+  else clahe_cpu_impl::run<T, std::uint8_t>(in, out, args, lab);
 }
 
 template void clahe<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const ClaheArgs&, const Lab8Tables*);

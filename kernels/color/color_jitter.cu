@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace color_jitter_impl {
 namespace {
 
 // The contrast mean's partial sums: exact integers for 8- and 16-bit images, doubles for float.
@@ -74,6 +75,7 @@ struct JitterMean {
 };
 
 }  // namespace
+}  // namespace color_jitter_impl
 
 template <class T>
 void color_jitter(View<const T> in, View<T> out, const JitterArgs& a, Scratch& scratch, const Exec& exec) {
@@ -83,19 +85,19 @@ void color_jitter(View<const T> in, View<T> out, const JitterArgs& a, Scratch& s
   for (int k = 0; k < a.count; ++k)
     if (a.op[k] == kJitterContrast) at = k;
   if (at < 0) {
-    for_2d(JitterPixels<T>{in, out, a, 0, a.count, nullptr}, out.width, out.height, exec, "color_jitter");
+    for_2d(color_jitter_impl::JitterPixels<T>{in, out, a, 0, a.count, nullptr}, out.width, out.height, exec, "color_jitter");
     return;
   }
   // The adjustments before contrast, then the mean of that image, then contrast and the rest (in place).
-  for_2d(JitterPixels<T>{in, out, a, 0, at, nullptr}, out.width, out.height, exec, "color_jitter");
+  for_2d(color_jitter_impl::JitterPixels<T>{in, out, a, 0, at, nullptr}, out.width, out.height, exec, "color_jitter");
   const int rows = out.height;
-  auto* sums = static_cast<JitterSum<T>*>(scratch.scratch(sizeof(JitterSum<T>) * (static_cast<std::size_t>(rows) + 1)));
+  auto* sums = static_cast<color_jitter_impl::JitterSum<T>*>(scratch.scratch(sizeof(color_jitter_impl::JitterSum<T>) * (static_cast<std::size_t>(rows) + 1)));
   auto* mean = reinterpret_cast<float*>(sums + rows);
   const View<const T> mid = as_const(out);
-  for_1d(JitterRowSums<T>{mid, a.color_channels, sums}, static_cast<std::size_t>(rows), exec, "color_jitter_rows");
+  for_1d(color_jitter_impl::JitterRowSums<T>{mid, a.color_channels, sums}, static_cast<std::size_t>(rows), exec, "color_jitter_rows");
   const std::uint64_t count = static_cast<std::uint64_t>(out.width) * static_cast<std::uint64_t>(rows);
-  for_1d(JitterMean<T>{sums, rows, count, mean}, 1, exec, "color_jitter_mean");
-  for_2d(JitterPixels<T>{mid, out, a, at, a.count, mean}, out.width, out.height, exec, "color_jitter");
+  for_1d(color_jitter_impl::JitterMean<T>{sums, rows, count, mean}, 1, exec, "color_jitter_mean");
+  for_2d(color_jitter_impl::JitterPixels<T>{mid, out, a, at, a.count, mean}, out.width, out.height, exec, "color_jitter");
 }
 
 template void color_jitter<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const JitterArgs&, Scratch&,

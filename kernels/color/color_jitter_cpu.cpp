@@ -16,6 +16,7 @@
 
 namespace aug::k::cpu {
 
+namespace color_jitter_cpu_impl {
 namespace {
 
 using i8 = std::int32_t __attribute__((vector_size(32)));
@@ -264,19 +265,20 @@ float mean_of(std::uint64_t total, View<const std::uint8_t> img) {
 }
 
 }  // namespace
+}  // namespace color_jitter_cpu_impl
 
 void color_jitter(View<const std::uint8_t> in, View<std::uint8_t> out, const JitterArgs& a) {
   int at = -1;  // where contrast runs
   for (int k = 0; k < a.count; ++k)
     if (a.op[k] == kJitterContrast) at = k;
   if (at < 0) {
-    steps(in, out, a, 0, a.count, 0.f, false);
+    color_jitter_cpu_impl::steps(in, out, a, 0, a.count, 0.f, false);
     return;
   }
   // The adjustments before contrast (summing their result's grays as they go), then the rest.
   // When contrast comes first, the first pass only sums the input's grays.
-  const std::uint64_t total = steps(in, at > 0 ? out : View<std::uint8_t>{}, a, 0, at, 0.f, true);
-  steps(at > 0 ? as_const(out) : in, out, a, at, a.count, mean_of(total, in), false);
+  const std::uint64_t total = color_jitter_cpu_impl::steps(in, at > 0 ? out : View<std::uint8_t>{}, a, 0, at, 0.f, true);
+  color_jitter_cpu_impl::steps(at > 0 ? as_const(out) : in, out, a, at, a.count, color_jitter_cpu_impl::mean_of(total, in), false);
 }
 
 }  // namespace aug::k::cpu

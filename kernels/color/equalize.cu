@@ -7,6 +7,7 @@
 
 namespace aug::k {
 
+namespace equalize_impl {
 namespace {
 
 // The table type and the number of bins per channel.
@@ -80,26 +81,27 @@ struct ApplyFloat {
 };
 
 }  // namespace
+}  // namespace equalize_impl
 
 template <class T>
 std::size_t equalize_scratch_bytes(int color_channels) {
-  const std::size_t n = static_cast<std::size_t>(color_channels) * kBins<T>;
-  return n * sizeof(unsigned) + n * sizeof(LutOf<T>);
+  const std::size_t n = static_cast<std::size_t>(color_channels) * equalize_impl::kBins<T>;
+  return n * sizeof(unsigned) + n * sizeof(equalize_impl::LutOf<T>);
 }
 
 template <class T>
 void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratch, const Exec& exec) {
-  using L = LutOf<T>;
-  const std::size_t n = static_cast<std::size_t>(color_channels) * kBins<T>;
+  using L = equalize_impl::LutOf<T>;
+  const std::size_t n = static_cast<std::size_t>(color_channels) * equalize_impl::kBins<T>;
   auto* counts = static_cast<unsigned*>(scratch.scratch(equalize_scratch_bytes<T>(color_channels)));
   L* lut = reinterpret_cast<L*>(counts + n);
-  for_1d(ZeroCounts{counts}, n, exec, "equalize (clear)");
-  for_2d(CountValues<T>{in, counts, color_channels}, in.width, in.height, exec, "equalize (histogram)");
+  for_1d(equalize_impl::ZeroCounts{counts}, n, exec, "equalize (clear)");
+  for_2d(equalize_impl::CountValues<T>{in, counts, color_channels}, in.width, in.height, exec, "equalize (histogram)");
   const long long total = static_cast<long long>(in.width) * in.height;
-  for_1d(BuildTables<L>{counts, lut, kBins<T>, total}, static_cast<std::size_t>(color_channels), exec,
+  for_1d(equalize_impl::BuildTables<L>{counts, lut, equalize_impl::kBins<T>, total}, static_cast<std::size_t>(color_channels), exec,
          "equalize (tables)");
   if constexpr (std::is_same_v<T, float>)
-    for_2d(ApplyFloat{in, out, lut, color_channels}, out.width, out.height, exec, "equalize (apply)");
+    for_2d(equalize_impl::ApplyFloat{in, out, lut, color_channels}, out.width, out.height, exec, "equalize (apply)");
   else
     apply_table<T>(in, out, lut, color_channels, exec);
 }

@@ -5,6 +5,7 @@
 
 namespace aug::k {
 
+namespace fancy_pca_impl {
 namespace {
 
 template <class T>
@@ -54,18 +55,19 @@ struct PcaApply {
 };
 
 }  // namespace
+}  // namespace fancy_pca_impl
 
 template <class T>
 void fancy_pca(View<const T> in, View<T> out, const PcaAlpha& alpha, int color_channels, Scratch& scratch,
                const Exec& exec) {
   if (exec.cpu) return cpu::fancy_pca(in, out, alpha, color_channels);
-  const std::size_t rows_bytes = (static_cast<std::size_t>(in.height) * sizeof(PcaSums<SumOf<T>>) + 255) / 256 * 256;
+  const std::size_t rows_bytes = (static_cast<std::size_t>(in.height) * sizeof(PcaSums<fancy_pca_impl::SumOf<T>>) + 255) / 256 * 256;
   auto* base = static_cast<unsigned char*>(scratch.scratch(rows_bytes + sizeof(PcaMap)));
-  auto* rows = reinterpret_cast<PcaSums<SumOf<T>>*>(base);
+  auto* rows = reinterpret_cast<PcaSums<fancy_pca_impl::SumOf<T>>*>(base);
   auto* map = reinterpret_cast<PcaMap*>(base + rows_bytes);
-  for_1d(PcaRows<T>{in, rows, color_channels}, static_cast<std::size_t>(in.height), exec, "fancy_pca (sums)");
-  for_1d(PcaReduce<T>{rows, map, in.height, in.width, color_channels, alpha}, 1, exec, "fancy_pca (map)");
-  for_2d(PcaApply<T>{in, out, map, color_channels}, out.width, out.height, exec, "fancy_pca");
+  for_1d(fancy_pca_impl::PcaRows<T>{in, rows, color_channels}, static_cast<std::size_t>(in.height), exec, "fancy_pca (sums)");
+  for_1d(fancy_pca_impl::PcaReduce<T>{rows, map, in.height, in.width, color_channels, alpha}, 1, exec, "fancy_pca (map)");
+  for_2d(fancy_pca_impl::PcaApply<T>{in, out, map, color_channels}, out.width, out.height, exec, "fancy_pca");
 }
 
 template void fancy_pca<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const PcaAlpha&, int, Scratch&,

@@ -9,6 +9,7 @@
 
 namespace aug::k::cpu {
 
+namespace fancy_pca_cpu_impl {
 namespace {
 
 // The 8-bit RGB row sums of pca_row_sums, exact: blocks of 16384 pixels keep every 32-bit sum below
@@ -89,16 +90,17 @@ AUG_CLONES void apply_row(const T* s, T* d, int width, PcaMap m, float* planes) 
 }
 
 }  // namespace
+}  // namespace fancy_pca_cpu_impl
 
 template <class T>
 void fancy_pca(View<const T> in, View<T> out, const PcaAlpha& alpha, int color_channels) {
   using A = std::conditional_t<std::is_same_v<T, float>, double, long long>;
   PcaSums<A> t{};
-  std::vector<std::uint32_t> buf(std::is_same_v<T, std::uint8_t> && color_channels == 3 ? 3 * kBlock : 0);
+  std::vector<std::uint32_t> buf(std::is_same_v<T, std::uint8_t> && color_channels == 3 ? 3 * fancy_pca_cpu_impl::kBlock : 0);
   for (int y = 0; y < in.height; ++y) {
     PcaSums<A> r;
     if constexpr (std::is_same_v<T, std::uint8_t>) {
-      if (color_channels == 3) r = rgb8_row_sums(in.row(y), in.width, in.channels, buf.data());
+      if (color_channels == 3) r = fancy_pca_cpu_impl::rgb8_row_sums(in.row(y), in.width, in.channels, buf.data());
       else r = pca_row_sums<A>(in.row(y), in.width, in.channels, color_channels);
     } else {
       r = pca_row_sums<A>(in.row(y), in.width, in.channels, color_channels);
@@ -113,9 +115,9 @@ void fancy_pca(View<const T> in, View<T> out, const PcaAlpha& alpha, int color_c
     const T* s = in.row(y);
     T* d = out.row(y);
     switch (in.channels) {
-      case 1: apply_row<T, 1, 1>(s, d, out.width, m, planes.data()); break;
-      case 3: apply_row<T, 3, 3>(s, d, out.width, m, planes.data()); break;
-      default: apply_row<T, 4, 3>(s, d, out.width, m, planes.data()); break;
+      case 1: fancy_pca_cpu_impl::apply_row<T, 1, 1>(s, d, out.width, m, planes.data()); break;
+      case 3: fancy_pca_cpu_impl::apply_row<T, 3, 3>(s, d, out.width, m, planes.data()); break;
+      default: fancy_pca_cpu_impl::apply_row<T, 4, 3>(s, d, out.width, m, planes.data()); break;
     }
   }
 }

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace gaussian_illumination_impl {
 namespace {
 
 template <class T>
@@ -22,11 +23,12 @@ struct IlluminationPixel {
 };
 
 }  // namespace
+}  // namespace gaussian_illumination_impl
 
 template <class T>
 void illumination(View<const T> in, View<T> out, const IlluminationArgs& args, const Exec& exec) {
   if (exec.cpu) return cpu::illumination(in, out, args);
-  for_2d(IlluminationPixel<T>{in, out, args}, out.width, out.height, exec, "gaussian_illumination");
+  for_2d(gaussian_illumination_impl::IlluminationPixel<T>{in, out, args}, out.width, out.height, exec, "gaussian_illumination");
 }
 
 template void illumination<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const IlluminationArgs&,

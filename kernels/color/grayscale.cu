@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace grayscale_impl {
 namespace {
 
 template <class T>
@@ -24,11 +25,12 @@ struct GrayPixel {
 };
 
 }  // namespace
+}  // namespace grayscale_impl
 
 template <class T>
 void grayscale(View<const T> in, View<T> out, const Exec& exec) {
   if (exec.cpu) return cpu::grayscale(in, out);
-  for_2d(GrayPixel<T>{in, out}, out.width, out.height, exec, "grayscale");
+  for_2d(grayscale_impl::GrayPixel<T>{in, out}, out.width, out.height, exec, "grayscale");
 }
 
 template void grayscale<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const Exec&);

@@ -8,6 +8,7 @@
 
 namespace aug::k::cpu {
 
+namespace grayscale_cpu_impl {
 namespace {
 
 template <class T, int C>
@@ -75,6 +76,7 @@ struct Shuffles {
 #endif
 
 }  // namespace
+}  // namespace grayscale_cpu_impl
 
 template <class T>
 void grayscale(View<const T> in, View<T> out) {
@@ -83,15 +85,15 @@ void grayscale(View<const T> in, View<T> out) {
 #endif
   for (int y = 0; y < out.height; ++y) {
     if (in.channels == 4) {
-      gray_row<T, 4>(out.row(y), in.row(y), out.width);
+      grayscale_cpu_impl::gray_row<T, 4>(out.row(y), in.row(y), out.width);
       continue;
     }
     int done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (std::is_same_v<T, std::uint8_t>)
-      if (avx2) done = gray_rgb8_avx2(out.row(y), in.row(y), out.width);
+      if (avx2) done = grayscale_cpu_impl::gray_rgb8_avx2(out.row(y), in.row(y), out.width);
 #endif
-    gray_row<T, 3>(out.row(y) + 3 * done, in.row(y) + 3 * done, out.width - done);
+    grayscale_cpu_impl::gray_row<T, 3>(out.row(y) + 3 * done, in.row(y) + 3 * done, out.width - done);
   }
 }
 

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace hue_saturation_value_impl {
 namespace {
 
 struct HsvPixel {
@@ -17,13 +18,14 @@ struct HsvPixel {
 };
 
 }  // namespace
+}  // namespace hue_saturation_value_impl
 
 void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, const HsvArgs& args,
                           const Exec& exec) {
   if (in.channels != 3 && in.channels != 4) throw KernelError("hue_saturation_value: RGB or RGBA images only");
   if (exec.cpu) return cpu::hue_saturation_value(in, out, args);
   const int block_end = in.width / kHsvBlock * kHsvBlock;
-  for_2d(HsvPixel{in, out, args, block_end}, out.width, out.height, exec, "hue_saturation_value");
+  for_2d(hue_saturation_value_impl::HsvPixel{in, out, args, block_end}, out.width, out.height, exec, "hue_saturation_value");
 }
 
 }  // namespace aug::k

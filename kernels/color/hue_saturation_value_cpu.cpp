@@ -15,6 +15,7 @@
 
 namespace aug::k::cpu {
 
+namespace hue_saturation_value_cpu_impl {
 namespace {
 
 // The HSV triples of n pixels, after the tables.
@@ -70,12 +71,13 @@ bool has_avx2_fma() {
 #endif
 
 }  // namespace
+}  // namespace hue_saturation_value_cpu_impl
 
 void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, const HsvArgs& a) {
   const int C = in.channels, width = in.width;
   int block_end = 0;  // pixels before it done eight at a time
 #if defined(AUG_HSV_AVX2)
-  if (has_avx2_fma()) block_end = width / kHsvBlock * kHsvBlock;
+  if (hue_saturation_value_cpu_impl::has_avx2_fma()) block_end = width / kHsvBlock * kHsvBlock;
 #endif
   std::vector<std::int32_t> hsv(3 * static_cast<std::size_t>(kHsvBlock));
   std::int32_t rgb[24];
@@ -85,9 +87,9 @@ void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, c
 #if defined(AUG_HSV_AVX2)
     for (int x0 = 0; x0 < block_end; x0 += kHsvBlock) {
       std::int32_t* hs = hsv.data();
-      to_hsv(s + x0 * C, C, kHsvBlock, a, hs, hs + kHsvBlock, hs + 2 * kHsvBlock);
+      hue_saturation_value_cpu_impl::to_hsv(s + x0 * C, C, kHsvBlock, a, hs, hs + kHsvBlock, hs + 2 * kHsvBlock);
       for (int k = 0; k < kHsvBlock; k += 8) {
-        block_rgb8(hs + k, hs + kHsvBlock + k, hs + 2 * kHsvBlock + k, rgb);
+        hue_saturation_value_cpu_impl::block_rgb8(hs + k, hs + kHsvBlock + k, hs + 2 * kHsvBlock + k, rgb);
         for (int i = 0; i < 8; ++i) {
           std::uint8_t* px = d + (x0 + k + i) * C;
           px[0] = static_cast<std::uint8_t>(rgb[i]);

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace invert_impl {
 namespace {
 
 template <class T>
@@ -22,17 +23,18 @@ void invert_integer(View<const T> in, View<T> out, int color_channels, const Exe
 }
 
 }  // namespace
+}  // namespace invert_impl
 
 void invert(View<const std::uint8_t> in, View<std::uint8_t> out, int color_channels, const Exec& exec) {
-  invert_integer(in, out, color_channels, exec);
+  invert_impl::invert_integer(in, out, color_channels, exec);
 }
 
 void invert(View<const std::uint16_t> in, View<std::uint16_t> out, int color_channels, const Exec& exec) {
-  invert_integer(in, out, color_channels, exec);
+  invert_impl::invert_integer(in, out, color_channels, exec);
 }
 
 void invert(View<const float> in, View<float> out, int color_channels, const Exec& exec) {
-  for_values(in, out, OneMinus{}, color_channels, exec, "invert");
+  for_values(in, out, invert_impl::OneMinus{}, color_channels, exec, "invert");
 }
 
 }  // namespace aug::k

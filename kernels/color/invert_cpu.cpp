@@ -10,6 +10,7 @@
 
 namespace aug::k::cpu {
 
+namespace invert_cpu_impl {
 namespace {
 
 // Every value complemented (no alpha).
@@ -33,6 +34,7 @@ AUG_CLONES void complement_rgb_keep_alpha(T* d, const T* s, int pixels) {
 }
 
 }  // namespace
+}  // namespace invert_cpu_impl
 
 template <class T>
 void invert_integer(View<const T> in, View<T> out, int color_channels) {
@@ -42,9 +44,9 @@ void invert_integer(View<const T> in, View<T> out, int color_channels) {
     const T* s = in.row(y);
     T* d = out.row(y);
     if (color_channels == C) {
-      complement(d, s, out.width * C);
+      invert_cpu_impl::complement(d, s, out.width * C);
     } else if (C == 4 && color_channels == 3) {
-      complement_rgb_keep_alpha(d, s, out.width);
+      invert_cpu_impl::complement_rgb_keep_alpha(d, s, out.width);
     } else {
       for (int x = 0; x < out.width; ++x)
         for (int c = 0; c < C; ++c) d[x * C + c] = c < color_channels ? static_cast<T>(~s[x * C + c]) : s[x * C + c];

@@ -6,6 +6,7 @@
 
 namespace aug::k {
 
+namespace levels_impl {
 namespace {
 
 struct Posterize {
@@ -27,14 +28,15 @@ struct Solarize {
 };
 
 }  // namespace
+}  // namespace levels_impl
 
 void posterize_float(View<const float> in, View<float> out, int bits, int color_channels, const Exec& exec) {
   const float levels = static_cast<float>(1 << bits);
-  for_values(in, out, Posterize{levels, 1.f / levels}, color_channels, exec, "posterize");
+  for_values(in, out, levels_impl::Posterize{levels, 1.f / levels}, color_channels, exec, "posterize");
 }
 
 void solarize_float(View<const float> in, View<float> out, float threshold, int color_channels, const Exec& exec) {
-  for_values(in, out, Solarize{threshold}, color_channels, exec, "solarize");
+  for_values(in, out, levels_impl::Solarize{threshold}, color_channels, exec, "solarize");
 }
 
 }  // namespace aug::k

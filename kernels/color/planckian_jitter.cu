@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace planckian_jitter_impl {
 namespace {
 
 template <class T>
@@ -24,11 +25,12 @@ struct PlanckianPixel {
 };
 
 }  // namespace
+}  // namespace planckian_jitter_impl
 
 template <class T>
 void planckian(View<const T> in, View<T> out, float r_w, float b_w, const Exec& exec) {
   if (exec.cpu) return cpu::planckian(in, out, r_w, b_w);
-  for_2d(PlanckianPixel<T>{in, out, r_w, b_w}, out.width, out.height, exec, "planckian_jitter");
+  for_2d(planckian_jitter_impl::PlanckianPixel<T>{in, out, r_w, b_w}, out.width, out.height, exec, "planckian_jitter");
 }
 
 template void planckian<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, float, float, const Exec&);

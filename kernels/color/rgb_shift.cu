@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace rgb_shift_impl {
 namespace {
 
 struct AddShift {
@@ -15,9 +16,10 @@ struct AddShift {
 };
 
 }  // namespace
+}  // namespace rgb_shift_impl
 
 void rgb_shift_float(View<const float> in, View<float> out, const ShiftArgs& args, int color_channels, const Exec& exec) {
-  for_values(in, out, AddShift{args}, color_channels, exec, "rgb_shift");
+  for_values(in, out, rgb_shift_impl::AddShift{args}, color_channels, exec, "rgb_shift");
 }
 
 }  // namespace aug::k

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace sepia_impl {
 namespace {
 
 template <class T>
@@ -19,11 +20,12 @@ struct SepiaPixel {
 };
 
 }  // namespace
+}  // namespace sepia_impl
 
 template <class T>
 void sepia(View<const T> in, View<T> out, const Exec& exec) {
   if (exec.cpu) return cpu::sepia(in, out);
-  for_2d(SepiaPixel<T>{in, out}, out.width, out.height, exec, "sepia");
+  for_2d(sepia_impl::SepiaPixel<T>{in, out}, out.width, out.height, exec, "sepia");
 }
 
 template void sepia<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const Exec&);

@@ -9,6 +9,7 @@
 
 namespace aug::k::cpu {
 
+namespace sepia_cpu_impl {
 namespace {
 
 template <class T, int C>
@@ -98,6 +99,7 @@ struct RgbShuffles {
 #endif
 
 }  // namespace
+}  // namespace sepia_cpu_impl
 
 template <class T>
 void sepia(View<const T> in, View<T> out) {
@@ -106,15 +108,15 @@ void sepia(View<const T> in, View<T> out) {
 #endif
   for (int y = 0; y < out.height; ++y) {
     if (in.channels == 4) {
-      sepia_row<T, 4>(out.row(y), in.row(y), out.width);
+      sepia_cpu_impl::sepia_row<T, 4>(out.row(y), in.row(y), out.width);
       continue;
     }
     int done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (std::is_same_v<T, std::uint8_t>)
-      if (avx2) done = sepia_rgb8_avx2(out.row(y), in.row(y), out.width);
+      if (avx2) done = sepia_cpu_impl::sepia_rgb8_avx2(out.row(y), in.row(y), out.width);
 #endif
-    sepia_row<T, 3>(out.row(y) + 3 * done, in.row(y) + 3 * done, out.width - done);
+    sepia_cpu_impl::sepia_row<T, 3>(out.row(y) + 3 * done, in.row(y) + 3 * done, out.width - done);
   }
 }
 

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace sharpness_impl {
 namespace {
 
 template <class T>
@@ -70,16 +71,17 @@ struct SharpnessCopy {
 };
 
 }  // namespace
+}  // namespace sharpness_impl
 
 template <class T>
 void sharpness(View<const T> in, View<T> out, const SharpnessArgs& a, const Exec& exec) {
   if (in.width <= 2 || in.height <= 2) {
-    for_2d(SharpnessCopy<T>{in, out}, out.width, out.height, exec, "sharpness");
+    for_2d(sharpness_impl::SharpnessCopy<T>{in, out}, out.width, out.height, exec, "sharpness");
     return;
   }
   if constexpr (std::is_same_v<T, std::uint8_t>)
     if (exec.cpu) return cpu::sharpness(in, out, a);
-  for_2d(SharpnessPixel<T>{in, out, a}, out.width, out.height, exec, "sharpness");
+  for_2d(sharpness_impl::SharpnessPixel<T>{in, out, a}, out.width, out.height, exec, "sharpness");
 }
 
 template void sharpness<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const SharpnessArgs&, const Exec&);

@@ -11,6 +11,7 @@
 
 namespace aug::k::cpu {
 
+namespace sharpness_cpu_impl {
 namespace {
 
 AUG_CLONES void column_sums(const std::uint8_t* __restrict a, const std::uint8_t* __restrict b,
@@ -35,6 +36,7 @@ AUG_CLONES void sharpen_row(const std::uint8_t* __restrict v, const std::uint16_
 }
 
 }  // namespace
+}  // namespace sharpness_cpu_impl
 
 void sharpness(View<const std::uint8_t> in, View<std::uint8_t> out, const SharpnessArgs& a) {
   const int C = in.channels, n = in.width * C;
@@ -46,8 +48,8 @@ void sharpness(View<const std::uint8_t> in, View<std::uint8_t> out, const Sharpn
   for (int y = 1; y < in.height - 1; ++y) {
     const std::uint8_t* s = in.row(y);
     std::uint8_t* d = out.row(y);
-    column_sums(in.row(y - 1), s, in.row(y + 1), sum.data(), n);
-    sharpen_row(s, sum.data(), d, n, C, a.rest);
+    sharpness_cpu_impl::column_sums(in.row(y - 1), s, in.row(y + 1), sum.data(), n);
+    sharpness_cpu_impl::sharpen_row(s, sum.data(), d, n, C, a.rest);
     for (int c = 0; c < C; ++c) {  // the border pixels
       d[c] = s[c];
       d[n - C + c] = s[n - C + c];

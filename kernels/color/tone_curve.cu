@@ -5,6 +5,7 @@
 
 namespace aug::k {
 
+namespace tone_curve_impl {
 namespace {
 
 struct QuantisedTable {
@@ -14,10 +15,11 @@ struct QuantisedTable {
 };
 
 }  // namespace
+}  // namespace tone_curve_impl
 
 void tone_curve_float(View<const float> in, View<float> out, const std::uint8_t* lut, int color_channels,
                       const Exec& exec) {
-  for_values(in, out, QuantisedTable{lut}, color_channels, exec, "tone_curve");
+  for_values(in, out, tone_curve_impl::QuantisedTable{lut}, color_channels, exec, "tone_curve");
 }
 
 }  // namespace aug::k

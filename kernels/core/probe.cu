@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace probe_impl {
 namespace {
 
 struct ProbeValues {
@@ -11,7 +12,8 @@ struct ProbeValues {
 };
 
 }  // namespace
+}  // namespace probe_impl
 
-void probe(std::uint32_t* out, std::size_t count, const Exec& exec) { for_1d(ProbeValues{out}, count, exec, "probe"); }
+void probe(std::uint32_t* out, std::size_t count, const Exec& exec) { for_1d(probe_impl::ProbeValues{out}, count, exec, "probe"); }
 
 }  // namespace aug::k

@@ -6,6 +6,7 @@
 
 namespace aug::k {
 
+namespace filter2d_impl {
 namespace {
 
 AUG_HD float fused(float a, float b, float c) {
@@ -39,12 +40,13 @@ struct Filter2DPixel {
 };
 
 }  // namespace
+}  // namespace filter2d_impl
 
 template <class T>
 void filter2d(View<const T> in, View<T> out, const Filter2DArgs& args, const Exec& exec) {
   if (args.count <= 0) throw KernelError("filter2d: a kernel without taps");
   if (exec.cpu) return cpu::filter2d(in, out, args);
-  for_2d(Filter2DPixel<T>{in, out, args}, out.width, out.height, exec, "filter2d");
+  for_2d(filter2d_impl::Filter2DPixel<T>{in, out, args}, out.width, out.height, exec, "filter2d");
 }
 
 template void filter2d<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const Filter2DArgs&, const Exec&);

@@ -10,6 +10,7 @@
 
 namespace aug::k::cpu {
 
+namespace filter2d_cpu_impl {
 namespace {
 
 // acc[j] = fma(src[j], w, acc[j]) for j < n.
@@ -72,10 +73,11 @@ FmaRow pick_fma_row() {
 }
 
 }  // namespace
+}  // namespace filter2d_cpu_impl
 
 template <class T>
 void filter2d(View<const T> in, View<T> out, const Filter2DArgs& a) {
-  static const FmaRow fma_row = pick_fma_row();
+  static const filter2d_cpu_impl::FmaRow fma_row = filter2d_cpu_impl::pick_fma_row();
   const int W = in.width, H = in.height, C = in.channels, n = W * C;
   int rx = 0;
   for (int t = 0; t < a.count; ++t) {
@@ -101,8 +103,8 @@ void filter2d(View<const T> in, View<T> out, const Filter2DArgs& a) {
       src[static_cast<std::size_t>(t)] = plane.data() + static_cast<std::size_t>(sy) * pw + (a.offsets[2 * t] + rx) * C;
     }
 #if defined(AUG_FILTER2D_FMA)
-    if (fma_row == fma_row_fma3) {
-      taps_row_fma3(acc.data(), src.data(), a.weights, a.count, n);
+    if (fma_row == filter2d_cpu_impl::fma_row_fma3) {
+      filter2d_cpu_impl::taps_row_fma3(acc.data(), src.data(), a.weights, a.count, n);
     } else
 #endif
     {

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace pointwise_impl {
 namespace {
 
 template <class T>
@@ -23,11 +24,12 @@ struct TablePixel {
 };
 
 }  // namespace
+}  // namespace pointwise_impl
 
 template <class T>
 void apply_table(View<const T> in, View<T> out, const T* table, int color_channels, const Exec& exec) {
   if (exec.cpu) return cpu::apply_table(in, out, table, color_channels);
-  for_2d(TablePixel<T>{in, out, table, color_channels}, out.width, out.height, exec, "pointwise table");
+  for_2d(pointwise_impl::TablePixel<T>{in, out, table, color_channels}, out.width, out.height, exec, "pointwise table");
 }
 
 template void apply_table<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const std::uint8_t*, int,

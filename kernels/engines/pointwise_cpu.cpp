@@ -6,6 +6,7 @@
 
 namespace aug::k::cpu {
 
+namespace pointwise_cpu_impl {
 namespace {
 
 template <class T, int C>
@@ -20,14 +21,15 @@ void rows(View<const T> in, View<T> out, const T* table, int color_channels) {
 }
 
 }  // namespace
+}  // namespace pointwise_cpu_impl
 
 template <class T>
 void apply_table(View<const T> in, View<T> out, const T* table, int color_channels) {
   switch (in.channels) {
-    case 1: return rows<T, 1>(in, out, table, color_channels);
-    case 3: return rows<T, 3>(in, out, table, color_channels);
-    case 4: return rows<T, 4>(in, out, table, color_channels);
-    default: return rows<T, 2>(in, out, table, color_channels);
+    case 1: return pointwise_cpu_impl::rows<T, 1>(in, out, table, color_channels);
+    case 3: return pointwise_cpu_impl::rows<T, 3>(in, out, table, color_channels);
+    case 4: return pointwise_cpu_impl::rows<T, 4>(in, out, table, color_channels);
+    default: return pointwise_cpu_impl::rows<T, 2>(in, out, table, color_channels);
   }
 }
 

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace separable_impl {
 namespace {
 
 // Intermediate sample of the horizontal pass: exact int32 for integer images, float otherwise.
@@ -82,6 +83,7 @@ struct VerticalPass {
 };
 
 }  // namespace
+}  // namespace separable_impl
 
 std::size_t separable_scratch_bytes(int out_width, int rows, int channels) {
   return static_cast<std::size_t>(out_width) * channels * rows * 4;
@@ -91,11 +93,11 @@ template <class T>
 void separable(View<const T> in, View<T> out, AxisTaps h, AxisTaps v, int frac_bits, int row0, int rows,
                Scratch& scratch, const Exec& exec) {
   if (exec.cpu) return cpu::separable(in, out, h, v, frac_bits);
-  using M = typename Mid<T>::type;
+  using M = typename separable_impl::Mid<T>::type;
   const std::size_t mid_pitch = static_cast<std::size_t>(out.width) * in.channels * sizeof(M);
   const View<M> mid{static_cast<M*>(scratch.scratch(separable_scratch_bytes(out.width, rows, in.channels))), out.width, rows, in.channels, mid_pitch};
-  for_2d(HorizontalPass<T>{in, mid, h, row0}, out.width, rows, exec, "separable (horizontal pass)");
-  for_2d(VerticalPass<T>{as_const(mid), out, v, row0, 2 * frac_bits}, out.width, out.height, exec,
+  for_2d(separable_impl::HorizontalPass<T>{in, mid, h, row0}, out.width, rows, exec, "separable (horizontal pass)");
+  for_2d(separable_impl::VerticalPass<T>{as_const(mid), out, v, row0, 2 * frac_bits}, out.width, out.height, exec,
          "separable (vertical pass)");
 }
 

@@ -11,6 +11,7 @@
 
 namespace aug::k::cpu {
 
+namespace separable_cpu_impl {
 namespace {
 
 
@@ -33,7 +34,7 @@ AUG_CLONES void mac_pair_row(std::uint16_t* acc, const std::uint8_t* a, const st
 }
 
 // out[i] = sum_k w[k] * m[i + k * step]; 8-bit images with 8-bit weights (<= 256 * 65280: fits)
-AUG_CLONES void conv_row(std::uint32_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps, int step) {
+AUG_CLONES void conv_row_u16(std::uint32_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps, int step) {
   for (int i = 0; i < n; ++i) out[i] = 0;
   for (int k = 0; k < taps; ++k) {
     const auto wk = static_cast<std::uint32_t>(w[k]);
@@ -375,7 +376,7 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
         const std::int32_t* w = h.iweight + conv.x0 * h.taps;
         const std::uint16_t* m = mid.data() + (conv.x0 - conv.r - cmin) * C;
         if (symmetric(w, h.taps)) conv_row_symmetric(acc.data(), m, n, w, h.taps, C);
-        else conv_row(acc.data(), m, n, w, h.taps, C);
+        else conv_row_u16(acc.data(), m, n, w, h.taps, C);
         finish_row(dst + conv.x0 * C, acc.data(), n);
         x = conv.x1;
       } else if (h.taps == 2) {
@@ -433,19 +434,20 @@ void separable_float(View<const float> in, View<float> out, const AxisTaps& h, c
 
 
 }  // namespace
+}  // namespace separable_cpu_impl
 
 template <class T>
 void separable(View<const T> in, View<T> out, AxisTaps h, AxisTaps v, int frac_bits) {
   if constexpr (std::is_same_v<T, float>) {
-    separable_float(in, out, h, v);
+    separable_cpu_impl::separable_float(in, out, h, v);
   } else if constexpr (std::is_same_v<T, std::uint8_t>) {
     bool narrow = frac_bits == 8;
     for (int i = 0; narrow && i < out.width * h.taps; ++i) narrow = h.iweight[i] >= 0;
     for (int i = 0; narrow && i < out.height * v.taps; ++i) narrow = v.iweight[i] >= 0;
-    if (narrow) separable_integer<T, std::uint16_t>(in, out, h, v, frac_bits);
-    else separable_integer<T, std::int32_t>(in, out, h, v, frac_bits);
+    if (narrow) separable_cpu_impl::separable_integer<T, std::uint16_t>(in, out, h, v, frac_bits);
+    else separable_cpu_impl::separable_integer<T, std::int32_t>(in, out, h, v, frac_bits);
   } else {
-    separable_integer<T, std::int32_t>(in, out, h, v, frac_bits);
+    separable_cpu_impl::separable_integer<T, std::int32_t>(in, out, h, v, frac_bits);
   }
 }
 

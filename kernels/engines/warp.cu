@@ -6,6 +6,7 @@
 
 namespace aug::k {
 
+namespace warp_impl {
 namespace {
 
 // int32 addition that wraps like OpenCV's (vectorised) coordinate sums.
@@ -242,6 +243,7 @@ struct WarpBody {
 };
 
 }  // namespace
+}  // namespace warp_impl
 
 template <class T>
 void warp(View<const T> in, View<T> out, const WarpArgs& a, const Exec& exec) {
@@ -255,8 +257,8 @@ void warp(View<const T> in, View<T> out, const WarpArgs& a, const Exec& exec) {
   if (a.perspective && a.block_width < 1) throw KernelError("warp: block width must be positive");
   if (a.interp == kWarpBicubic && (std::is_same_v<T, std::uint8_t> ? !a.itab : !a.ftab))
     throw KernelError("warp: bicubic needs its weight table");
-  WarpBody<T> body{in, out, a, {}};
-  for (int c = 0; c < 4; ++c) body.cval[c] = fill_value<T>(a.fill[c]);
+  warp_impl::WarpBody<T> body{in, out, a, {}};
+  for (int c = 0; c < 4; ++c) body.cval[c] = warp_impl::fill_value<T>(a.fill[c]);
   for_2d(body, out.width, out.height, exec, "warp");
 }
 

@@ -6,6 +6,7 @@
 
 namespace aug::k {
 
+namespace box_blur_impl {
 namespace {
 
 // The sum of one window row: exact uint32 for 8- and 16-bit images, double for float.
@@ -61,18 +62,19 @@ struct BoxColumns {
 };
 
 }  // namespace
+}  // namespace box_blur_impl
 
 template <class T>
 void box_blur(View<const T> in, View<T> out, int ksize, Scratch& scratch, const Exec& exec) {
   if (ksize < 1 || ksize % 2 == 0 || ksize > 181) throw KernelError("box_blur: the kernel size must be odd, 1 to 181");
   if (in.channels > 4) throw KernelError("box_blur: at most 4 channels");
   if (exec.cpu) return cpu::box_blur(in, out, ksize);
-  using S = BoxSum<T>;
+  using S = box_blur_impl::BoxSum<T>;
   const std::size_t pitch = static_cast<std::size_t>(in.width) * in.channels * sizeof(S);
   const View<S> sums{static_cast<S*>(scratch.scratch(pitch * static_cast<std::size_t>(in.height))), in.width,
                      in.height, in.channels, pitch};
-  for_2d(BoxRows<T>{in, sums, ksize / 2}, in.width, in.height, exec, "box_blur (rows)");
-  for_2d(BoxColumns<T>{as_const(sums), out, ksize / 2, box_divisor(ksize)}, out.width, out.height, exec,
+  for_2d(box_blur_impl::BoxRows<T>{in, sums, ksize / 2}, in.width, in.height, exec, "box_blur (rows)");
+  for_2d(box_blur_impl::BoxColumns<T>{as_const(sums), out, ksize / 2, box_divisor(ksize)}, out.width, out.height, exec,
          "box_blur (columns)");
 }
 

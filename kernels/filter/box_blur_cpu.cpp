@@ -20,6 +20,7 @@
 
 namespace aug::k::cpu {
 
+namespace box_blur_cpu_impl {
 namespace {
 
 // The row extended by r pixels each side (reflect101): positions -r .. W - 1 + r.
@@ -202,6 +203,7 @@ void box_float(View<const float> in, View<float> out, int k) {
 }
 
 }  // namespace
+}  // namespace box_blur_cpu_impl
 
 template <class T>
 void box_blur(View<const T> in, View<T> out, int ksize) {
@@ -211,13 +213,13 @@ void box_blur(View<const T> in, View<T> out, int ksize) {
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    box_float(in, out, ksize);
+    box_blur_cpu_impl::box_float(in, out, ksize);
   } else if constexpr (sizeof(T) == 1) {
     // Column sums of up to 257 values fit 16 bits, window sums up to 15 x 15 too (255 * 225).
-    if (ksize <= 15) box_integer<T, std::uint16_t, std::uint16_t>(in, out, ksize);
-    else box_integer<T, std::uint16_t, std::uint32_t>(in, out, ksize);
+    if (ksize <= 15) box_blur_cpu_impl::box_integer<T, std::uint16_t, std::uint16_t>(in, out, ksize);
+    else box_blur_cpu_impl::box_integer<T, std::uint16_t, std::uint32_t>(in, out, ksize);
   } else {
-    box_integer<T, std::uint32_t, std::uint32_t>(in, out, ksize);
+    box_blur_cpu_impl::box_integer<T, std::uint32_t, std::uint32_t>(in, out, ksize);
   }
 }
 

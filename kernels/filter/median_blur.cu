@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace median_blur_impl {
 namespace {
 
 template <class T>
@@ -58,11 +59,12 @@ struct MedianPixel {
 };
 
 }  // namespace
+}  // namespace median_blur_impl
 
 template <class T>
 void median_blur(View<const T> in, View<T> out, int ksize, const Exec& exec) {
   if (ksize < 1 || ksize % 2 == 0) throw KernelError("median_blur: the kernel size must be odd and positive");
-  for_2d(MedianPixel<T>{in, out, ksize / 2}, out.width, out.height, exec, "median_blur");
+  for_2d(median_blur_impl::MedianPixel<T>{in, out, ksize / 2}, out.width, out.height, exec, "median_blur");
 }
 
 template void median_blur<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, int, const Exec&);

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace unsharp_mask_impl {
 namespace {
 
 template <class T>
@@ -45,6 +46,7 @@ struct CombinePixel {
 };
 
 }  // namespace
+}  // namespace unsharp_mask_impl
 
 template <class T>
 void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a, Scratch& scratch, const Exec& exec) {
@@ -57,14 +59,14 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a, Scratch& 
     x = in;
   } else {
     const View<float> xs = plane();
-    for_2d(UnitPixel<T>{in, xs}, W, H, exec, "unsharp_to_unit");
+    for_2d(unsharp_mask_impl::UnitPixel<T>{in, xs}, W, H, exec, "unsharp_to_unit");
     x = as_const(xs);
   }
   const View<float> b = plane(), m = plane(), s = plane();
   separable(x, b, a.h, a.v, 0, 0, H, scratch, exec);
-  for_2d(MaskPixel{x, as_const(b), m, a.threshold}, W, H, exec, "unsharp_mask_plane");
+  for_2d(unsharp_mask_impl::MaskPixel{x, as_const(b), m, a.threshold}, W, H, exec, "unsharp_mask_plane");
   separable(as_const(m), s, a.h, a.v, 0, 0, H, scratch, exec);
-  for_2d(CombinePixel<T>{x, as_const(b), as_const(s), out, a.alpha}, W, H, exec, "unsharp_combine");
+  for_2d(unsharp_mask_impl::CombinePixel<T>{x, as_const(b), as_const(s), out, a.alpha}, W, H, exec, "unsharp_combine");
 }
 
 template void unsharp_mask<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const UnsharpArgs&, Scratch&,

@@ -14,6 +14,7 @@
 
 namespace aug::k::cpu {
 
+namespace unsharp_mask_cpu_impl {
 namespace {
 
 // dst = the horizontal blur of one row (n = W * C values).
@@ -221,6 +222,7 @@ void blend(T* out, const float* x, const float* b, const S* s, int n, float alph
 }
 
 }  // namespace
+}  // namespace unsharp_mask_cpu_impl
 
 template <class T>
 void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
@@ -236,7 +238,7 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
   float* srow = mrow + n;
   std::vector<const float*> rows(static_cast<std::size_t>(k));
   // The exact integer path for the mask: a ring of its horizontal sums in 64ths, a mask row, a soft row.
-  const std::vector<std::uint16_t> q = weights_64(w, k);
+  const std::vector<std::uint16_t> q = unsharp_mask_cpu_impl::weights_64(w, k);
   const bool exact = !q.empty();
   std::vector<std::uint16_t> ibuf(exact ? (static_cast<std::size_t>(k) + 2) * n : 0);
   auto iring = [&](int row) { return ibuf.data() + static_cast<std::size_t>(row % k) * n; };
@@ -248,8 +250,8 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
   for (int t = 0; t < H + 2 * r; ++t) {
     if (t < H) {
       float* x = ring(0, t);
-      to_unit_row(x, in.row(t), n);
-      blur_row(ring(2, t), x, W, C, w, k);
+      unsharp_mask_cpu_impl::to_unit_row(x, in.row(t), n);
+      unsharp_mask_cpu_impl::blur_row(ring(2, t), x, W, C, w, k);
     }
     const int c1 = t - r;
     if (c1 >= 0 && c1 < H) {
@@ -258,14 +260,14 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
       sum_rows(b, rows.data(), n, w, k);
       if (exact) {
 #if defined(AUG_UNSHARP_AVX2)
-        if (has_avx2()) mask_row16_avx2(m16, ring(0, c1), b, n, a.threshold);
+        if (unsharp_mask_cpu_impl::has_avx2()) unsharp_mask_cpu_impl::mask_row16_avx2(m16, ring(0, c1), b, n, a.threshold);
         else
 #endif
-          mask_row16(m16, ring(0, c1), b, n, a.threshold);
-        blur_row16(iring(c1), m16, W, C, q.data(), k);
+          unsharp_mask_cpu_impl::mask_row16(m16, ring(0, c1), b, n, a.threshold);
+        unsharp_mask_cpu_impl::blur_row16(iring(c1), m16, W, C, q.data(), k);
       } else {
-        mask_row(mrow, ring(0, c1), b, n, a.threshold);
-        blur_row(ring(3, c1), mrow, W, C, w, k);
+        unsharp_mask_cpu_impl::mask_row(mrow, ring(0, c1), b, n, a.threshold);
+        unsharp_mask_cpu_impl::blur_row(ring(3, c1), mrow, W, C, w, k);
       }
     }
     const int c2 = t - 2 * r;
@@ -273,13 +275,13 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
       if (exact) {
         for (int i = 0; i < k; ++i)
           irows[static_cast<std::size_t>(i)] = iring(border_index(c2 + i - r, H, kBorderReflect101));
-        sum_rows16(s16, irows.data(), n, q.data(), k);
-        blend(out.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
+        unsharp_mask_cpu_impl::sum_rows16(s16, irows.data(), n, q.data(), k);
+        unsharp_mask_cpu_impl::blend(out.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
       } else {
         for (int i = 0; i < k; ++i)
           rows[static_cast<std::size_t>(i)] = ring(3, border_index(c2 + i - r, H, kBorderReflect101));
         sum_rows(srow, rows.data(), n, w, k);
-        blend(out.row(c2), ring(0, c2), ring(1, c2), srow, n, a.alpha);
+        unsharp_mask_cpu_impl::blend(out.row(c2), ring(0, c2), ring(1, c2), srow, n, a.alpha);
       }
     }
   }

@@ -2,6 +2,7 @@
 
 namespace aug::k {
 
+namespace elastic_impl {
 namespace {
 
 struct Planes {  // noise x, noise y, then both after the x pass
@@ -66,6 +67,7 @@ struct SmoothYAndSample {
 };
 
 }  // namespace
+}  // namespace elastic_impl
 
 std::size_t elastic_scratch_bytes(int width, int height) {
   return 4 * static_cast<std::size_t>(width) * height * sizeof(float);
@@ -74,10 +76,10 @@ std::size_t elastic_scratch_bytes(int width, int height) {
 template <class T>
 void elastic(View<const T> in, View<T> out, const ElasticArgs& args, Scratch& scratch, const Exec& exec) {
   if (exec.cpu) return cpu::elastic(in, out, args);
-  const Planes p = Planes::make(in.width, in.height, scratch.scratch(elastic_scratch_bytes(in.width, in.height)));
-  for_2d(Noise{args, p, in.width}, in.width, in.height, exec, "elastic (noise)");
-  for_2d(SmoothX{args, p, in.width}, in.width, in.height, exec, "elastic (smoothing along x)");
-  for_2d(SmoothYAndSample<T>{in, out, args, p}, in.width, in.height, exec, "elastic (smoothing along y, sampling)");
+  const elastic_impl::Planes p = elastic_impl::Planes::make(in.width, in.height, scratch.scratch(elastic_scratch_bytes(in.width, in.height)));
+  for_2d(elastic_impl::Noise{args, p, in.width}, in.width, in.height, exec, "elastic (noise)");
+  for_2d(elastic_impl::SmoothX{args, p, in.width}, in.width, in.height, exec, "elastic (smoothing along x)");
+  for_2d(elastic_impl::SmoothYAndSample<T>{in, out, args, p}, in.width, in.height, exec, "elastic (smoothing along y, sampling)");
 }
 
 template void elastic<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const ElasticArgs&, Scratch&, const Exec&);

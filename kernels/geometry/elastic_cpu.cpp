@@ -11,6 +11,7 @@
 
 namespace aug::k::cpu {
 
+namespace elastic_cpu_impl {
 namespace {
 
 // elastic_noise over n consecutive pixels (vectorised: Philox is integer lane arithmetic).
@@ -77,6 +78,7 @@ void sample_row(const View<const T>& in, T* d, const float* px, const float* py,
 }
 
 }  // namespace
+}  // namespace elastic_cpu_impl
 
 
 // Streams the rows: the x-smoothed noise rows live in a ring of ky_size rows, each made just
@@ -103,7 +105,7 @@ void elastic(View<const T> in, View<T> out, const ElasticArgs& a) {
   int made = 0;  // rows [0, made) have been smoothed along x
   for (int y = 0; y < H; ++y) {
     for (; made < H && made <= y + K - 1 - ry; ++made) {
-      noise_row(a.stream, static_cast<std::size_t>(made) * w, W, nx, ny);
+      elastic_cpu_impl::noise_row(a.stream, static_cast<std::size_t>(made) * w, W, nx, ny);
       conv_row(smoothed_x(made), nx - rx, W, a.kx, a.kx_size, 1);
       conv_row(smoothed_y(made), ny - rx, W, a.kx, a.kx_size, 1);
     }
@@ -115,8 +117,8 @@ void elastic(View<const T> in, View<T> out, const ElasticArgs& a) {
     }
     sum_rows(ax, rows_x.data(), W, a.ky + k0, k1 - k0);
     sum_rows(ay, rows_y.data(), W, a.ky + k0, k1 - k0);
-    source_row(px, py, ax, ay, y, a, W, H);
-    sample_row(in, out.row(y), px, py, W, a, fixed.data());
+    elastic_cpu_impl::source_row(px, py, ax, ay, y, a, W, H);
+    elastic_cpu_impl::sample_row(in, out.row(y), px, py, W, a, fixed.data());
   }
 }
 

@@ -5,6 +5,7 @@
 
 namespace aug::k {
 
+namespace rotate90_impl {
 namespace {
 
 template <class T>
@@ -22,6 +23,7 @@ struct MapPixels {
 };
 
 }  // namespace
+}  // namespace rotate90_impl
 
 IntMap rotate90_map(int width, int height, int k, bool transpose) {
   // Sizes before the first turn (after the optional transpose); each turn swaps them.
@@ -49,7 +51,7 @@ IntMap rotate90_map(int width, int height, int k, bool transpose) {
 
 template <class T>
 void rotate90(View<const T> in, View<T> out, IntMap map, const Exec& exec) {
-  for_2d(MapPixels<T>{in, out, map}, out.width, out.height, exec, "rotate90");
+  for_2d(rotate90_impl::MapPixels<T>{in, out, map}, out.width, out.height, exec, "rotate90");
 }
 
 #define AUG_INSTANTIATE(T) template void rotate90<T>(View<const T>, View<T>, IntMap, const Exec&);

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace window_impl {
 namespace {
 
 template <class T>
@@ -28,12 +29,13 @@ struct WindowPixels {
 };
 
 }  // namespace
+}  // namespace window_impl
 
 template <class T>
 void window(View<const T> in, View<T> out, WindowAxis x, WindowAxis y, int border, WindowFill<T> fill,
             const Exec& exec) {
   if (exec.cpu) return cpu::window(in, out, x, y, border, fill);
-  for_2d(WindowPixels<T>{in, out, x, y, border, fill}, out.width, out.height, exec, "window");
+  for_2d(window_impl::WindowPixels<T>{in, out, x, y, border, fill}, out.width, out.height, exec, "window");
 }
 
 #define AUG_INSTANTIATE(T) \

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace fill_rects_impl {
 namespace {
 
 template <class T>
@@ -36,11 +37,12 @@ struct FillPixel {
 };
 
 }  // namespace
+}  // namespace fill_rects_impl
 
 template <class T>
 void fill_rects(View<const T> in, View<T> out, const FillArgs& args, const Exec& exec) {
   if (exec.cpu) return cpu::fill_rects(in, out, args);
-  const FillPixel<T> body{in, out, args};
+  const fill_rects_impl::FillPixel<T> body{in, out, args};
   for_2d(body, out.width, out.height, exec, "fill_rects");
 }
 

@@ -11,6 +11,7 @@
 
 namespace aug::k::cpu {
 
+namespace fill_rects_cpu_impl {
 namespace {
 
 // random_fill<T> of n values d[x C] from bits[x]; for integers sat(RNE(z max)), |z max| < 2^31.
@@ -31,6 +32,7 @@ AUG_CLONES void random_values(T* d, int C, const std::uint32_t* __restrict bits,
 }
 
 }  // namespace
+}  // namespace fill_rects_cpu_impl
 
 template <class T>
 void fill_rects(View<const T> in, View<T> out, const FillArgs& a) {
@@ -66,7 +68,7 @@ void fill_rects(View<const T> in, View<T> out, const FillArgs& a) {
       std::uint32_t* w[3] = {words.data(), words.data() + n, words.data() + 2 * n};
       philox_blocks(a.stream, static_cast<std::uint32_t>(static_cast<std::size_t>(y) * out.width + x0), 1, n, w[0],
                     w[1], w[2]);
-      for (int c = 0; c < cc; ++c) random_values(d + c, C, w[c], n, a.normal);
+      for (int c = 0; c < cc; ++c) fill_rects_cpu_impl::random_values(d + c, C, w[c], n, a.normal);
     }
   }
 }

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace gaussian_noise_impl {
 namespace {
 
 template <class T>
@@ -30,11 +31,12 @@ struct NoisePixel {
 };
 
 }  // namespace
+}  // namespace gaussian_noise_impl
 
 template <class T>
 void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& args, const Exec& exec) {
   if (exec.cpu) return cpu::gaussian_noise(in, out, args);
-  for_2d(NoisePixel<T>{in, out, args}, out.width, out.height, exec, "gaussian_noise");
+  for_2d(gaussian_noise_impl::NoisePixel<T>{in, out, args}, out.width, out.height, exec, "gaussian_noise");
 }
 
 template void gaussian_noise<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const NoiseArgs&, const Exec&);

@@ -9,6 +9,7 @@
 
 namespace aug::k::cpu {
 
+namespace gaussian_noise_cpu_impl {
 namespace {
 
 // z[i] = mean + sigma standard_normal(bits[i]): the noise of n values, in units of the range.
@@ -46,6 +47,7 @@ AUG_CLONES void add_noise(const T* s, T* d, const float* __restrict z, int n, bo
 }
 
 }  // namespace
+}  // namespace gaussian_noise_cpu_impl
 
 template <class T>
 void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& a) {
@@ -58,16 +60,16 @@ void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& a) {
     philox_blocks(a.stream, first, 1, W, words.data(), words.data() + n, words.data() + 2 * n);
     // Value c of pixel x takes word c (word 0 without per_channel) of block x; alpha takes none.
     if (C == 3 && cc == 3 && a.per_channel) {
-      noise_rgb(words.data(), words.data() + n, words.data() + 2 * n, z.data(), W, a.normal, a.mean, a.sigma);
+      gaussian_noise_cpu_impl::noise_rgb(words.data(), words.data() + n, words.data() + 2 * n, z.data(), W, a.normal, a.mean, a.sigma);
     } else {
       for (int x = 0; x < W; ++x)
         for (int c = 0; c < cc; ++c) bits[x * C + c] = words[(a.per_channel ? c : 0) * n + x];
-      noise_values(bits.data(), z.data(), W * C, a.normal, a.mean, a.sigma);
+      gaussian_noise_cpu_impl::noise_values(bits.data(), z.data(), W * C, a.normal, a.mean, a.sigma);
     }
     const T* s = in.row(y);
     T* d = out.row(y);
     if (cc == C) {
-      add_noise(s, d, z.data(), W * C, a.clip);
+      gaussian_noise_cpu_impl::add_noise(s, d, z.data(), W * C, a.clip);
       continue;
     }
     for (int i = 0; i < W * C; ++i) d[i] = i % C < cc ? noisy_value(s[i], z[i], a.clip) : s[i];

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace iso_noise_impl {
 namespace {
 
 constexpr std::size_t kPairs = 65536;
@@ -63,22 +64,23 @@ struct IsoPixel {
 };
 
 }  // namespace
+}  // namespace iso_noise_impl
 
 std::size_t iso_noise_scratch_bytes() {
-  return kPairs * sizeof(unsigned) + kIsoCounts * sizeof(std::uint32_t) + sizeof(double);
+  return iso_noise_impl::kPairs * sizeof(unsigned) + kIsoCounts * sizeof(std::uint32_t) + sizeof(double);
 }
 
 void iso_noise(View<const std::uint8_t> in, View<std::uint8_t> out, const IsoArgs& args, Scratch& scratch,
                const Exec& exec) {
   if (exec.cpu) return cpu::iso_noise(in, out, args, scratch);
   auto* counts = static_cast<unsigned*>(scratch.scratch(iso_noise_scratch_bytes()));
-  auto* thresholds = reinterpret_cast<std::uint32_t*>(counts + kPairs);
+  auto* thresholds = reinterpret_cast<std::uint32_t*>(counts + iso_noise_impl::kPairs);
   auto* sigma = reinterpret_cast<double*>(thresholds + kIsoCounts);
-  for_1d(ZeroPairs{counts}, kPairs, exec, "iso_noise (clear)");
-  for_2d(CountPairs{in, counts}, in.width, in.height, exec, "iso_noise (histogram)");
+  for_1d(iso_noise_impl::ZeroPairs{counts}, iso_noise_impl::kPairs, exec, "iso_noise (clear)");
+  for_2d(iso_noise_impl::CountPairs{in, counts}, in.width, in.height, exec, "iso_noise (histogram)");
   const double total = static_cast<double>(in.width) * in.height;
-  for_1d(Thresholds{counts, args.unit, total, args.lambda_scale, thresholds, sigma}, 1, exec, "iso_noise (sigma)");
-  for_2d(IsoPixel{in, out, args, thresholds}, out.width, out.height, exec, "iso_noise");
+  for_1d(iso_noise_impl::Thresholds{counts, args.unit, total, args.lambda_scale, thresholds, sigma}, 1, exec, "iso_noise (sigma)");
+  for_2d(iso_noise_impl::IsoPixel{in, out, args, thresholds}, out.width, out.height, exec, "iso_noise");
 }
 
 }  // namespace aug::k

@@ -12,6 +12,7 @@
 
 namespace aug::k::cpu {
 
+namespace iso_noise_cpu_impl {
 namespace {
 
 template <int C, int M>
@@ -72,6 +73,7 @@ RowFn pick_row() {
 }
 
 }  // namespace
+}  // namespace iso_noise_cpu_impl
 
 void iso_noise(View<const std::uint8_t> in, View<std::uint8_t> out, const IsoArgs& a, Scratch& scratch) {
   const int W = in.width, C = in.channels;
@@ -91,8 +93,8 @@ void iso_noise(View<const std::uint8_t> in, View<std::uint8_t> out, const IsoArg
   int keff = 0;
   while (keff < kIsoCounts && thresholds[keff] != 0xFFFFFFFFu) ++keff;
   const bool short_search = keff <= 16;
-  const RowFn row = C == 4 ? (short_search ? pick_row<4, 16>() : pick_row<4, kIsoCounts>())
-                           : (short_search ? pick_row<3, 16>() : pick_row<3, kIsoCounts>());
+  const iso_noise_cpu_impl::RowFn row = C == 4 ? (short_search ? iso_noise_cpu_impl::pick_row<4, 16>() : iso_noise_cpu_impl::pick_row<4, kIsoCounts>())
+                           : (short_search ? iso_noise_cpu_impl::pick_row<3, 16>() : iso_noise_cpu_impl::pick_row<3, kIsoCounts>());
   const std::size_t n = static_cast<std::size_t>(W);
   std::vector<std::uint32_t> words(3 * n);
   for (int y = 0; y < in.height; ++y) {

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace multiplicative_noise_impl {
 namespace {
 
 template <class T>
@@ -36,11 +37,12 @@ struct MultiplyPixel {
 };
 
 }  // namespace
+}  // namespace multiplicative_noise_impl
 
 template <class T>
 void multiplicative_noise(View<const T> in, View<T> out, const MultiplyArgs& args, const Exec& exec) {
   if (exec.cpu) return cpu::multiplicative_noise(in, out, args);
-  for_2d(MultiplyPixel<T>{in, out, args}, out.width, out.height, exec, "multiplicative_noise");
+  for_2d(multiplicative_noise_impl::MultiplyPixel<T>{in, out, args}, out.width, out.height, exec, "multiplicative_noise");
 }
 
 template void multiplicative_noise<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const MultiplyArgs&,

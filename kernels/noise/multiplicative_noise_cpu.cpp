@@ -9,6 +9,7 @@
 
 namespace aug::k::cpu {
 
+namespace multiplicative_noise_cpu_impl {
 namespace {
 
 template <class T>
@@ -21,6 +22,7 @@ AUG_CLONES void multipliers(const std::uint32_t* __restrict w, float* __restrict
 }
 
 }  // namespace
+}  // namespace multiplicative_noise_cpu_impl
 
 template <class T>
 void multiplicative_noise(View<const T> in, View<T> out, const MultiplyArgs& a) {
@@ -36,13 +38,13 @@ void multiplicative_noise(View<const T> in, View<T> out, const MultiplyArgs& a) 
       const std::uint32_t first = static_cast<std::uint32_t>(static_cast<std::size_t>(y) * n);
       philox_blocks(a.stream, first, 1, W, words.data(), words.data() + n, words.data() + 2 * n);
       const int rows = a.per_channel ? cc : 1;
-      for (int k = 0; k < rows; ++k) multipliers(words.data() + k * n, drawn.data() + k * n, W, a.lo, a.hi);
+      for (int k = 0; k < rows; ++k) multiplicative_noise_cpu_impl::multipliers(words.data() + k * n, drawn.data() + k * n, W, a.lo, a.hi);
       for (int x = 0; x < W; ++x)
         for (int c = 0; c < C; ++c) m[x * C + c] = c < cc ? drawn[(a.per_channel ? c : 0) * n + x] : 1.0f;
     }
     const T* s = in.row(y);
     T* d = out.row(y);
-    multiply_row(s, d, m.data(), W * C);
+    multiplicative_noise_cpu_impl::multiply_row(s, d, m.data(), W * C);
     if (cc < C)  // alpha copied (the multiplier 1 would saturate nothing, but floats are not clamped there)
       for (int x = 0; x < W; ++x) d[x * C + 3] = s[x * C + 3];
   }

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace pixel_dropout_impl {
 namespace {
 
 template <class T>
@@ -29,11 +30,12 @@ struct DropoutPixel {
 };
 
 }  // namespace
+}  // namespace pixel_dropout_impl
 
 template <class T>
 void pixel_dropout(View<const T> in, View<T> out, const DropoutArgs& args, const Exec& exec) {
   if (exec.cpu) return cpu::pixel_dropout(in, out, args);
-  for_2d(DropoutPixel<T>{in, out, args}, out.width, out.height, exec, "pixel_dropout");
+  for_2d(pixel_dropout_impl::DropoutPixel<T>{in, out, args}, out.width, out.height, exec, "pixel_dropout");
 }
 
 template void pixel_dropout<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const DropoutArgs&, const Exec&);

@@ -9,6 +9,7 @@
 
 namespace aug::k::cpu {
 
+namespace pixel_dropout_cpu_impl {
 namespace {
 
 // mask[j] = words[j] < t (or every one when all).
@@ -53,6 +54,7 @@ void select_of(bool per_channel, const T* s, T* d, const std::uint8_t* mask, int
 }
 
 }  // namespace
+}  // namespace pixel_dropout_cpu_impl
 
 template <class T>
 void pixel_dropout(View<const T> in, View<T> out, const DropoutArgs& a) {
@@ -73,9 +75,9 @@ void pixel_dropout(View<const T> in, View<T> out, const DropoutArgs& a) {
     for (int y = 0; y < in.height; ++y) {
       philox_blocks(a.stream, static_cast<std::uint32_t>(static_cast<std::size_t>(y) * W), 1, W, bw.data(),
                     bw.data() + blocks, bw.data() + 2 * blocks);
-      decide3(bw.data(), bw.data() + blocks, bw.data() + 2 * blocks, mask.data(), W, t, all);
-      if (C == 3) select_flat(in.row(y), out.row(y), mask.data(), fill.data(), 3 * W);
-      else select_row<T, 4, true>(in.row(y), out.row(y), mask.data(), W, cc, value);
+      pixel_dropout_cpu_impl::decide3(bw.data(), bw.data() + blocks, bw.data() + 2 * blocks, mask.data(), W, t, all);
+      if (C == 3) pixel_dropout_cpu_impl::select_flat(in.row(y), out.row(y), mask.data(), fill.data(), 3 * W);
+      else pixel_dropout_cpu_impl::select_row<T, 4, true>(in.row(y), out.row(y), mask.data(), W, cc, value);
     }
     return;
   }
@@ -89,13 +91,13 @@ void pixel_dropout(View<const T> in, View<T> out, const DropoutArgs& a) {
       words[3 * k + 1] = bw[blocks + k];
       words[3 * k + 2] = bw[2 * blocks + k];
     }
-    decide(words.data() + (j0 - 3 * b0), mask.data(), static_cast<int>(per_row), t, all);
+    pixel_dropout_cpu_impl::decide(words.data() + (j0 - 3 * b0), mask.data(), static_cast<int>(per_row), t, all);
     const T* s = in.row(y);
     T* d = out.row(y);
     switch (C) {
-      case 1: select_of<T, 1>(a.per_channel, s, d, mask.data(), W, cc, value); break;
-      case 3: select_of<T, 3>(a.per_channel, s, d, mask.data(), W, cc, value); break;
-      default: select_of<T, 4>(a.per_channel, s, d, mask.data(), W, cc, value); break;
+      case 1: pixel_dropout_cpu_impl::select_of<T, 1>(a.per_channel, s, d, mask.data(), W, cc, value); break;
+      case 3: pixel_dropout_cpu_impl::select_of<T, 3>(a.per_channel, s, d, mask.data(), W, cc, value); break;
+      default: pixel_dropout_cpu_impl::select_of<T, 4>(a.per_channel, s, d, mask.data(), W, cc, value); break;
     }
   }
 }

@@ -5,6 +5,7 @@
 
 namespace aug::k {
 
+namespace salt_and_pepper_impl {
 namespace {
 
 template <class T>
@@ -26,12 +27,13 @@ struct SaltPepperPixel {
 };
 
 }  // namespace
+}  // namespace salt_and_pepper_impl
 
 // The host loop for_1d runs on the CPU backend is the stage's host driver: a scatter of at most a
 // few percent of the pixels after a memcpy.
 template <class T>
 void salt_and_pepper(View<T> image, const SaltPepperArgs& args, const Exec& exec) {
-  for_1d(SaltPepperPixel<T>{image, args}, args.count, exec, "salt_and_pepper");
+  for_1d(salt_and_pepper_impl::SaltPepperPixel<T>{image, args}, args.count, exec, "salt_and_pepper");
 }
 
 template void salt_and_pepper<std::uint8_t>(View<std::uint8_t>, const SaltPepperArgs&, const Exec&);

@@ -4,6 +4,7 @@
 
 namespace aug::k {
 
+namespace shot_noise_impl {
 namespace {
 
 template <class T>
@@ -30,11 +31,12 @@ struct ShotPixel {
 };
 
 }  // namespace
+}  // namespace shot_noise_impl
 
 template <class T>
 void shot_noise(View<const T> in, View<T> out, const ShotArgs& args, const Exec& exec) {
   if (exec.cpu) return cpu::shot_noise(in, out, args);
-  for_2d(ShotPixel<T>{in, out, args}, out.width, out.height, exec, "shot_noise");
+  for_2d(shot_noise_impl::ShotPixel<T>{in, out, args}, out.width, out.height, exec, "shot_noise");
 }
 
 template void shot_noise<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const ShotArgs&, const Exec&);

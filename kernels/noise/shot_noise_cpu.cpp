@@ -13,6 +13,7 @@
 
 namespace aug::k::cpu {
 
+namespace shot_noise_cpu_impl {
 namespace {
 
 template <int C>
@@ -39,6 +40,7 @@ void shot_row_u8(const std::uint8_t* __restrict s, std::uint8_t* __restrict d, c
 }
 
 }  // namespace
+}  // namespace shot_noise_cpu_impl
 
 template <class T>
 void shot_noise(View<const T> in, View<T> out, const ShotArgs& a) {
@@ -66,9 +68,9 @@ void shot_noise(View<const T> in, View<T> out, const ShotArgs& a) {
     const T* s = in.row(y);
     T* d = out.row(y);
     if constexpr (guided) {
-      if (C == 1) shot_row_u8<1>(s, d, words.data(), n, W, guide.data(), a);
-      else if (C == 3) shot_row_u8<3>(s, d, words.data(), n, W, guide.data(), a);
-      else shot_row_u8<4>(s, d, words.data(), n, W, guide.data(), a);
+      if (C == 1) shot_noise_cpu_impl::shot_row_u8<1>(s, d, words.data(), n, W, guide.data(), a);
+      else if (C == 3) shot_noise_cpu_impl::shot_row_u8<3>(s, d, words.data(), n, W, guide.data(), a);
+      else shot_noise_cpu_impl::shot_row_u8<4>(s, d, words.data(), n, W, guide.data(), a);
       continue;
     }
     for (int x = 0; x < W; ++x)

@@ -135,6 +135,32 @@ TEST(Layers, EveryStageFileKeepsItsInternalsInItsOwnNamespace) {
   EXPECT_TRUE(missing.empty()) << "stage files without their own namespace:" << list;
 }
 
+// The kernels' .cu files and host drivers are compiled eight to a group, per folder
+// (kernels/CMakeLists.txt, AUGMENT_UNITY) under the same rule: every anonymous namespace sits
+// directly inside `namespace <file name>_impl`.
+TEST(Layers, EveryKernelFileKeepsItsInternalsInItsOwnNamespace) {
+  const fs::path root = testing::source_dir() / "kernels";
+  int files = 0;
+  std::vector<std::string> missing;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const std::string name = e.path().filename().string();
+    const bool host_driver = name.size() > 8 && name.ends_with("_cpu.cpp");
+    if (e.path().extension() != ".cu" && !host_driver) continue;
+    ++files;
+    const std::string text = read(e.path());
+    const std::string own = "\nnamespace " + e.path().stem().string() + "_impl {\nnamespace {\n";
+    std::size_t anonymous = 0, inside = 0;
+    for (std::size_t at = text.find("\nnamespace {\n"); at != std::string::npos; at = text.find("\nnamespace {\n", at + 1))
+      ++anonymous;
+    for (std::size_t at = text.find(own); at != std::string::npos; at = text.find(own, at + 1)) ++inside;
+    if (anonymous != inside) missing.push_back(fs::relative(e.path(), root).string());
+  }
+  EXPECT_GE(files, 60);
+  std::string list;
+  for (const std::string& m : missing) list += "\n  kernels/" + m;
+  EXPECT_TRUE(missing.empty()) << "kernel files with an anonymous namespace outside their own:" << list;
+}
+
 // The check finds what it looks for: the real block and a tree with a planted upward include, a
 // sideways one and an undocumented folder.
 TEST(Layers, APlantedUpwardIncludeFails) {
