@@ -73,7 +73,7 @@ template <class Src>
 
 // Words 0 .. 2 of Philox blocks (first + i, purpose) of `stream` for i in [0, n): w[k][i] is word k of
 // KeyedStream::block(first + i, purpose). The same rounds as philox4x32_10, across blocks so that
-// they vectorise; with AVX2, eight blocks at a time with explicit 32 x 32 -> 64-bit products.
+// they vectorise; with AVX2 or AVX-512, explicit 32 x 32 -> 64-bit products (below).
 [[maybe_unused]] AUG_CLONES void philox_blocks_portable(const KeyedStream& stream, std::uint32_t first,
                                                         std::uint32_t purpose, int n, std::uint32_t* __restrict w0,
                                                         std::uint32_t* __restrict w1,
@@ -102,42 +102,60 @@ template <class Src>
 }
 
 #if defined(AUG_AVX2_PHILOX)
-// lo and hi halves of the eight 32 x 32-bit products a * m.
-[[gnu::target("avx2"), gnu::always_inline]] inline void mulhilo8(__m256i a, __m256i m, __m256i& lo, __m256i& hi) {
-  const __m256i even = _mm256_mul_epu32(a, m);                          // lanes 0, 2, 4, 6 as 64 bits
-  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);  // lanes 1, 3, 5, 7
-  lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
-  hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+// The vector drivers below keep the even and the odd blocks of a group apart, each 32-bit word in
+// the low half of a 64-bit lane: _mm*_mul_epu32 then gives a whole product per lane (lo in the
+// low half, hi by a shift), and ignores the high half of its operands, which may hold anything.
+// Round 0 of words 0 and 1 is the same for every block (counter words 1 and 2 are the purpose and
+// the stage), so it is computed once. Several groups are in flight to hide the products' latency.
+struct PhiloxState8 {
+  __m256i c0, c1, c2, c3;
+};
+struct PhiloxState16 {
+  __m512i c0, c1, c2, c3;
+};
+
+[[gnu::target("avx2"), gnu::always_inline]] inline void philox_round_avx2(PhiloxState8& s, __m256i m0,
+                                                                           __m256i m1, __m256i k0, __m256i k1) {
+  const __m256i p0 = _mm256_mul_epu32(s.c0, m0), p1 = _mm256_mul_epu32(s.c2, m1);
+  const __m256i x0 = _mm256_xor_si256(s.c1, k0), x2 = _mm256_xor_si256(s.c3, k1);
+  s.c0 = _mm256_xor_si256(_mm256_srli_epi64(p1, 32), x0);
+  s.c2 = _mm256_xor_si256(_mm256_srli_epi64(p0, 32), x2);
+  s.c1 = p1;
+  s.c3 = p0;
 }
 
+// Sixteen blocks at a time: groups g = 0 .. 3 hold the blocks i + 8 (g / 2) + 2 j + g % 2, j < 4.
 [[maybe_unused, gnu::target("avx2")]] void philox_blocks_avx2(const KeyedStream& stream, std::uint32_t first,
                                                               std::uint32_t purpose, int n, std::uint32_t* w0,
                                                               std::uint32_t* w1, std::uint32_t* w2) {
   const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kPhiloxM0)), m1 = _mm256_set1_epi32(static_cast<int>(kPhiloxM1));
-  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   __m256i k0[10], k1[10];
   for (int r = 0; r < 10; ++r) {
     k0[r] = _mm256_set1_epi32(static_cast<int>(stream.key0 + static_cast<std::uint32_t>(r) * kPhiloxW0));
     k1[r] = _mm256_set1_epi32(static_cast<int>(stream.key1 + static_cast<std::uint32_t>(r) * kPhiloxW1));
   }
+  const std::uint64_t q1 = static_cast<std::uint64_t>(kPhiloxM1) * stream.stage;
+  const __m256i r0c0 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(q1 >> 32) ^ purpose ^ stream.key0));
+  const __m256i r0c1 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(q1)));
+  const __m256i x3 = _mm256_set1_epi32(static_cast<int>(stream.copy ^ stream.key1));
+  const __m256i even = _mm256_setr_epi32(0, 0, 2, 0, 4, 0, 6, 0);
   int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first + static_cast<std::uint32_t>(i))), lanes);
-    __m256i c1 = _mm256_set1_epi32(static_cast<int>(purpose));
-    __m256i c2 = _mm256_set1_epi32(static_cast<int>(stream.stage));
-    __m256i c3 = _mm256_set1_epi32(static_cast<int>(stream.copy));
-    for (int r = 0; r < 10; ++r) {
-      __m256i lo0, hi0, lo1, hi1;
-      mulhilo8(c0, m0, lo0, hi0);
-      mulhilo8(c2, m1, lo1, hi1);
-      c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), k0[r]);
-      c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), k1[r]);
-      c1 = lo1;
-      c3 = lo0;
+  for (; i + 16 <= n; i += 16) {
+    PhiloxState8 s[4];
+    const __m256i base = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first + static_cast<std::uint32_t>(i))), even);
+    for (int g = 0; g < 4; ++g) {
+      const __m256i p0 = _mm256_mul_epu32(_mm256_add_epi32(base, _mm256_set1_epi32(8 * (g / 2) + g % 2)), m0);
+      s[g] = {r0c0, r0c1, _mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3), p0};
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w0 + i), c0);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w1 + i), c1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w2 + i), c2);
+    for (int r = 1; r < 10; ++r)
+      for (int g = 0; g < 4; ++g) philox_round_avx2(s[g], m0, m1, k0[r], k1[r]);
+    for (int h = 0; h < 2; ++h) {  // even lanes from group 2 h, odd lanes from group 2 h + 1
+      const PhiloxState8 &e = s[2 * h], &o = s[2 * h + 1];
+      const int at = i + 8 * h;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w0 + at), _mm256_blend_epi32(e.c0, _mm256_slli_epi64(o.c0, 32), 0xAA));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w1 + at), _mm256_blend_epi32(e.c1, _mm256_slli_epi64(o.c1, 32), 0xAA));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w2 + at), _mm256_blend_epi32(e.c2, _mm256_slli_epi64(o.c2, 32), 0xAA));
+    }
   }
   for (; i < n; ++i) {
     const Philox4x32 b = stream.block(first + static_cast<std::uint32_t>(i), purpose);
@@ -146,13 +164,98 @@ template <class Src>
     w2[i] = b.v[2];
   }
 }
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32 (a self-initialised variable), which
+// -Wuninitialized reports in every function that inlines them.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The same with AVX-512: sixteen lanes, and the round's two exclusive ors in one ternary logic
+// instruction (0x96: a ^ b ^ c). Thirty-two blocks at a time.
+[[gnu::target("avx512f"), gnu::always_inline]] inline void philox_round_avx512(PhiloxState16& s, __m512i m0,
+                                                                                __m512i m1, __m512i k0, __m512i k1) {
+  const __m512i p0 = _mm512_mul_epu32(s.c0, m0), p1 = _mm512_mul_epu32(s.c2, m1);
+  s.c0 = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p1, 32), s.c1, k0, 0x96);
+  s.c2 = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p0, 32), s.c3, k1, 0x96);
+  s.c1 = p1;
+  s.c3 = p0;
+}
+
+[[maybe_unused, gnu::target("avx512f")]] void philox_blocks_avx512(const KeyedStream& stream, std::uint32_t first,
+                                                                   std::uint32_t purpose, int n, std::uint32_t* w0,
+                                                                   std::uint32_t* w1, std::uint32_t* w2) {
+  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(kPhiloxM0)), m1 = _mm512_set1_epi32(static_cast<int>(kPhiloxM1));
+  __m512i k0[10], k1[10];
+  for (int r = 0; r < 10; ++r) {
+    k0[r] = _mm512_set1_epi32(static_cast<int>(stream.key0 + static_cast<std::uint32_t>(r) * kPhiloxW0));
+    k1[r] = _mm512_set1_epi32(static_cast<int>(stream.key1 + static_cast<std::uint32_t>(r) * kPhiloxW1));
+  }
+  const std::uint64_t q1 = static_cast<std::uint64_t>(kPhiloxM1) * stream.stage;
+  const __m512i r0c0 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(q1 >> 32) ^ purpose ^ stream.key0));
+  const __m512i r0c1 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(q1)));
+  const __m512i x3 = _mm512_set1_epi32(static_cast<int>(stream.copy ^ stream.key1));
+  const __m512i even = _mm512_setr_epi32(0, 0, 2, 0, 4, 0, 6, 0, 8, 0, 10, 0, 12, 0, 14, 0);
+  int i = 0;
+  for (; i + 32 <= n; i += 32) {
+    PhiloxState16 s[4];
+    const __m512i base = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first + static_cast<std::uint32_t>(i))), even);
+    for (int g = 0; g < 4; ++g) {
+      const __m512i p0 = _mm512_mul_epu32(_mm512_add_epi32(base, _mm512_set1_epi32(16 * (g / 2) + g % 2)), m0);
+      s[g] = {r0c0, r0c1, _mm512_xor_si512(_mm512_srli_epi64(p0, 32), x3), p0};
+    }
+    for (int r = 1; r < 10; ++r)
+      for (int g = 0; g < 4; ++g) philox_round_avx512(s[g], m0, m1, k0[r], k1[r]);
+    for (int h = 0; h < 2; ++h) {
+      const PhiloxState16 &e = s[2 * h], &o = s[2 * h + 1];
+      const int at = i + 16 * h;
+      _mm512_storeu_si512(w0 + at, _mm512_mask_blend_epi32(0xAAAA, e.c0, _mm512_slli_epi64(o.c0, 32)));
+      _mm512_storeu_si512(w1 + at, _mm512_mask_blend_epi32(0xAAAA, e.c1, _mm512_slli_epi64(o.c1, 32)));
+      _mm512_storeu_si512(w2 + at, _mm512_mask_blend_epi32(0xAAAA, e.c2, _mm512_slli_epi64(o.c2, 32)));
+    }
+  }
+  if (i < n) philox_blocks_avx2(stream, first + static_cast<std::uint32_t>(i), purpose, n - i, w0 + i, w1 + i, w2 + i);
+}
+#pragma GCC diagnostic pop
+
+// Three vectors of eight 32-bit lanes a, b, c interleaved to a0 b0 c0 a1 b1 c1 ... (24 values at
+// `out`): one permutation of each puts every value at its place within one of the three outputs
+// (their positions differ), then blends pick them.
+[[maybe_unused, gnu::target("avx2"), gnu::always_inline]] inline void interleave3_avx2(__m256 a, __m256 b, __m256 c,
+                                                                                        void* out) {
+  a = _mm256_permutevar8x32_ps(a, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+  b = _mm256_permutevar8x32_ps(b, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+  c = _mm256_permutevar8x32_ps(c, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+  float* o = static_cast<float*>(out);
+  // a at positions {0, 3, 6}, {1, 4, 7}, {2, 5} of the outputs 0, 1, 2; b and c one place on.
+  _mm256_storeu_ps(o, _mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24));
+  _mm256_storeu_ps(o + 8, _mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49));
+  _mm256_storeu_ps(o + 16, _mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92));
+}
 #endif
+
+// Whether the machine has AVX2 / AVX-512F (the vector drivers' runtime dispatch).
+[[maybe_unused]] bool host_has_avx2() {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+#else
+  return false;
+#endif
+}
+[[maybe_unused]] bool host_has_avx512() {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+#else
+  return false;
+#endif
+}
 
 [[maybe_unused]] void philox_blocks(const KeyedStream& stream, std::uint32_t first, std::uint32_t purpose, int n,
                                     std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2) {
 #if defined(AUG_AVX2_PHILOX)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return philox_blocks_avx2(stream, first, purpose, n, w0, w1, w2);
+  if (host_has_avx512()) return philox_blocks_avx512(stream, first, purpose, n, w0, w1, w2);
+  if (host_has_avx2()) return philox_blocks_avx2(stream, first, purpose, n, w0, w1, w2);
 #endif
   philox_blocks_portable(stream, first, purpose, n, w0, w1, w2);
 }
