@@ -40,11 +40,89 @@ AUG_CLONES void decide3(const std::uint32_t* __restrict w0, const std::uint32_t*
   }
 }
 
+#if defined(AUG_AVX2_PHILOX)
+// decide3 eight pixels at a time: the three words' decisions (unsigned w < t, as signed compares of
+// w and t with the top bit flipped) interleaved in registers, packed to bytes 0xFF / 0.
+[[gnu::target("avx2")]] void decide3_avx2(const std::uint32_t* w0, const std::uint32_t* w1, const std::uint32_t* w2,
+                                          std::uint8_t* mask, int width, std::uint32_t t, bool all) {
+  const __m256i flip = _mm256_set1_epi32(INT32_MIN);
+  const __m256i tv = _mm256_set1_epi32(static_cast<int>(t ^ 0x80000000u));
+  const __m256i every = all ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  alignas(32) std::uint32_t o[24];
+  int x = 0;
+  for (; x + 8 <= width; x += 8) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w0 + x));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w1 + x));
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + x));
+    interleave3_avx2(_mm256_castsi256_ps(_mm256_or_si256(every, _mm256_cmpgt_epi32(tv, _mm256_xor_si256(a, flip)))),
+                     _mm256_castsi256_ps(_mm256_or_si256(every, _mm256_cmpgt_epi32(tv, _mm256_xor_si256(b, flip)))),
+                     _mm256_castsi256_ps(_mm256_or_si256(every, _mm256_cmpgt_epi32(tv, _mm256_xor_si256(c, flip)))), o);
+    // Bytes of o[0..3], o[8..11], o[16..19], again, o[4..7], o[12..15], o[20..23], again; then in order.
+    const __m256i o0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(o));
+    const __m256i o1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(o + 8));
+    const __m256i o2 = _mm256_load_si256(reinterpret_cast<const __m256i*>(o + 16));
+    const __m256i bytes = _mm256_permutevar8x32_epi32(
+        _mm256_packs_epi16(_mm256_packs_epi32(o0, o1), _mm256_packs_epi32(o2, o2)), order);
+    std::uint8_t* m = mask + 3 * static_cast<std::size_t>(x);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(m), _mm256_castsi256_si128(bytes));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(m + 16), _mm256_extracti128_si256(bytes, 1));
+  }
+  for (std::uint8_t* m = mask + 3 * static_cast<std::size_t>(x); x < width; ++x, m += 3) {
+    m[0] = static_cast<std::uint8_t>(all | (w0[x] < t));
+    m[1] = static_cast<std::uint8_t>(all | (w1[x] < t));
+    m[2] = static_cast<std::uint8_t>(all | (w2[x] < t));
+  }
+}
+#endif
+
+void decide_rgb(const std::uint32_t* w0, const std::uint32_t* w1, const std::uint32_t* w2, std::uint8_t* mask,
+                int width, std::uint32_t t, bool all) {
+#if defined(AUG_AVX2_PHILOX)
+  if (host_has_avx2()) return decide3_avx2(w0, w1, w2, mask, width, t, all);
+#endif
+  decide3(w0, w1, w2, mask, width, t, all);
+}
+
 // d[i] = mask[i] ? fill[i] : s[i] over a row of n values.
 template <class T>
 AUG_CLONES void select_flat(const T* __restrict s, T* __restrict d, const std::uint8_t* __restrict mask,
                             const T* __restrict fill, int n) {
   for (int i = 0; i < n; ++i) d[i] = mask[i] ? fill[i] : s[i];
+}
+
+#if defined(AUG_AVX2_PHILOX)
+// select_flat with explicit vectors: a zero mask byte keeps the source value.
+template <class T>
+[[gnu::target("avx2")]] void select_flat_avx2(const T* s, T* d, const std::uint8_t* mask, const T* fill, int n) {
+  constexpr int step = 32 / sizeof(T);
+  int i = 0;
+  for (; i + step <= n; i += step) {
+    const __m256i sv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
+    const __m256i fv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(fill + i));
+    __m256i keep;
+    if constexpr (sizeof(T) == 1) {
+      keep = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + i));
+    } else if constexpr (sizeof(T) == 2) {
+      keep = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + i)));
+    } else {
+      keep = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mask + i)));
+    }
+    keep = sizeof(T) == 1 ? _mm256_cmpeq_epi8(keep, _mm256_setzero_si256())
+                          : (sizeof(T) == 2 ? _mm256_cmpeq_epi16(keep, _mm256_setzero_si256())
+                                            : _mm256_cmpeq_epi32(keep, _mm256_setzero_si256()));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(fv, sv, keep));
+  }
+  for (; i < n; ++i) d[i] = mask[i] ? fill[i] : s[i];
+}
+#endif
+
+template <class T>
+void select_values(const T* s, T* d, const std::uint8_t* mask, const T* fill, int n) {
+#if defined(AUG_AVX2_PHILOX)
+  if (host_has_avx2()) return select_flat_avx2(s, d, mask, fill, n);
+#endif
+  select_flat(s, d, mask, fill, n);
 }
 
 template <class T, int C>
@@ -75,8 +153,8 @@ void pixel_dropout(View<const T> in, View<T> out, const DropoutArgs& a) {
     for (int y = 0; y < in.height; ++y) {
       philox_blocks(a.stream, static_cast<std::uint32_t>(static_cast<std::size_t>(y) * W), 1, W, bw.data(),
                     bw.data() + blocks, bw.data() + 2 * blocks);
-      pixel_dropout_cpu_impl::decide3(bw.data(), bw.data() + blocks, bw.data() + 2 * blocks, mask.data(), W, t, all);
-      if (C == 3) pixel_dropout_cpu_impl::select_flat(in.row(y), out.row(y), mask.data(), fill.data(), 3 * W);
+      pixel_dropout_cpu_impl::decide_rgb(bw.data(), bw.data() + blocks, bw.data() + 2 * blocks, mask.data(), W, t, all);
+      if (C == 3) pixel_dropout_cpu_impl::select_values(in.row(y), out.row(y), mask.data(), fill.data(), 3 * W);
       else pixel_dropout_cpu_impl::select_row<T, 4, true>(in.row(y), out.row(y), mask.data(), W, cc, value);
     }
     return;

@@ -39,6 +39,75 @@ void shot_row_u8(const std::uint8_t* __restrict s, std::uint8_t* __restrict d, c
   }
 }
 
+#if defined(AUG_AVX2_PHILOX)
+// For each 8-bit mask, the positions of its set bits first (then zeros): a list is appended to
+// without a branch by storing all eight and advancing by the count.
+struct LanePositions {
+  std::uint8_t at[256][8];
+  LanePositions() : at{} {
+    for (int m = 0; m < 256; ++m)
+      for (int l = 0, j = 0; l < 8; ++l)
+        if (m >> l & 1) at[m][j++] = static_cast<std::uint8_t>(l);
+  }
+};
+
+// shot_row_u8 for one or three channels, eight values at a time: the values' words in the image's
+// order (interleaved in registers for RGB), the guide read by a gather (32 bits at each 16-bit
+// entry: the guide has a spare entry at its end), the guided levels stored; the positions of the
+// flagged values listed (`flagged`: room for n C + 8), then their counts as the kernels': the
+// thresholds are nondecreasing, so the first k with word < t[k] is the number of t[k] <= word.
+template <int C>
+[[gnu::target("avx2")]] void shot_row_u8_avx2(const std::uint8_t* s, std::uint8_t* d, const std::uint32_t* words,
+                                              std::size_t n, int W, const std::uint16_t* guide,
+                                              std::uint32_t* flagged, const ShotArgs& a) {
+  static_assert(C == 1 || C == 3);
+  static const LanePositions positions;
+  const __m256i low = _mm256_set1_epi32(0xFFFF), level = _mm256_set1_epi32(0xFF);
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const int* gbase = reinterpret_cast<const int*>(guide);
+  alignas(32) std::uint32_t w[24];
+  std::size_t listed = 0;
+  int x = 0;
+  for (; x + 8 <= W; x += 8) {
+    if constexpr (C == 3) {
+      interleave3_avx2(_mm256_loadu_ps(reinterpret_cast<const float*>(words + x)),
+                       _mm256_loadu_ps(reinterpret_cast<const float*>(words + n + x)),
+                       _mm256_loadu_ps(reinterpret_cast<const float*>(words + 2 * n + x)), w);
+    } else {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(w), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + x)));
+    }
+    for (int h = 0; h < C; ++h) {
+      const std::size_t i = static_cast<std::size_t>(x) * C + 8 * static_cast<std::size_t>(h);
+      const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + i)));
+      const __m256i wv = _mm256_load_si256(reinterpret_cast<const __m256i*>(w + 8 * h));
+      const __m256i idx = _mm256_or_si256(_mm256_slli_epi32(v, 8), _mm256_srli_epi32(wv, 24));
+      // 16-bit entries: the byte offset 2 idx, as scale 2 on a 32-bit gather.
+      const __m256i e = _mm256_and_si256(_mm256_i32gather_epi32(gbase, idx, 2), low);
+      const __m256i q = _mm256_packus_epi32(e, e);  // flagged entries saturate; they are redone below
+      const __m128i b = _mm_packus_epi16(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d + i), _mm_shuffle_epi32(b, 0x08));  // e0..e3, e4..e7
+      const unsigned m = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(e, level))));
+      const __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(positions.at[m])));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(flagged + listed),
+                          _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(i)), _mm256_permutevar8x32_epi32(lanes, at)));
+      listed += static_cast<std::size_t>(__builtin_popcount(m));
+    }
+  }
+  const int K = a.K;
+  for (std::size_t j = 0; j < listed; ++j) {
+    const std::size_t p = flagged[j], px = p / C, c = p % C;
+    const std::uint8_t val = s[p];
+    const std::uint32_t word = words[c * n + px];
+    const std::uint32_t* t = a.thresholds + static_cast<std::size_t>(val) * K;
+    int k = guide[val * 256 + (word >> 24)] & 0xFF;
+    for (int u = k; u < K; ++u) k += word >= t[u];
+    d[p] = static_cast<std::uint8_t>(a.levels[k]);
+  }
+  if (x < W)
+    shot_row_u8<C>(s + static_cast<std::size_t>(x) * C, d + static_cast<std::size_t>(x) * C, words + x, n, W - x, guide, a);
+}
+#endif
+
 }  // namespace
 }  // namespace shot_noise_cpu_impl
 
@@ -49,8 +118,9 @@ void shot_noise(View<const T> in, View<T> out, const ShotArgs& a) {
   std::vector<std::uint32_t> words(3 * n);
   std::vector<std::uint16_t> guide;
   constexpr bool guided = std::is_same_v<T, std::uint8_t>;
+  std::vector<std::uint32_t> flagged(guided ? n * C + 8 : 0);
   if constexpr (guided) {
-    guide.resize(256 * 256);
+    guide.resize(256 * 256 + 1);  // a spare entry: the vector path reads 32 bits at each entry
     for (int v = 0; v < 256; ++v) {
       const std::uint32_t* t = a.thresholds + static_cast<std::size_t>(v) * K;
       int g = 0;
@@ -68,6 +138,13 @@ void shot_noise(View<const T> in, View<T> out, const ShotArgs& a) {
     const T* s = in.row(y);
     T* d = out.row(y);
     if constexpr (guided) {
+#if defined(AUG_AVX2_PHILOX)
+      if (host_has_avx2() && (C == 1 || C == 3)) {
+        if (C == 1) shot_noise_cpu_impl::shot_row_u8_avx2<1>(s, d, words.data(), n, W, guide.data(), flagged.data(), a);
+        else shot_noise_cpu_impl::shot_row_u8_avx2<3>(s, d, words.data(), n, W, guide.data(), flagged.data(), a);
+        continue;
+      }
+#endif
       if (C == 1) shot_noise_cpu_impl::shot_row_u8<1>(s, d, words.data(), n, W, guide.data(), a);
       else if (C == 3) shot_noise_cpu_impl::shot_row_u8<3>(s, d, words.data(), n, W, guide.data(), a);
       else shot_noise_cpu_impl::shot_row_u8<4>(s, d, words.data(), n, W, guide.data(), a);
