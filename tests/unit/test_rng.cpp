@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
+#include "kernels/core/host_simd.hpp"
 #include "lib/core/rng.hpp"
 
 namespace aug {
@@ -22,6 +24,44 @@ TEST(Philox, KnownAnswers) {
   EXPECT_EQ(r.v[1], 0x94fdccebu);
   EXPECT_EQ(r.v[2], 0x5001e420u);
   EXPECT_EQ(r.v[3], 0x24126ea1u);
+}
+
+// The host drivers' Philox blocks (the portable loop, the AVX2 and the AVX-512 drivers where this
+// processor has them, and the dispatching philox_blocks) against KeyedStream::block, word by word:
+// counts around the vector widths (16 and 32 blocks at a time), counters that wrap past 2^32,
+// extreme keys and counter words.
+TEST(Philox, HostBlockDriversEqualTheBlockFunction) {
+  using Driver = void (*)(const k::KeyedStream&, std::uint32_t, std::uint32_t, int, std::uint32_t*, std::uint32_t*,
+                          std::uint32_t*);
+  std::vector<std::pair<const char*, Driver>> drivers = {{"portable", k::cpu::philox_blocks_portable},
+                                                         {"dispatch", k::cpu::philox_blocks}};
+#if defined(AUG_AVX2_PHILOX)
+  if (k::cpu::host_has_avx2()) drivers.emplace_back("avx2", k::cpu::philox_blocks_avx2);
+  if (k::cpu::host_has_avx512()) drivers.emplace_back("avx512", k::cpu::philox_blocks_avx512);
+#endif
+  const int most = 200;
+  std::vector<std::uint32_t> w(3 * most);
+  long compared = 0;
+  for (const std::uint32_t x : {0u, 1u, 0x7FFFFFFFu, 0xFFFFFFFFu, 0x9E3779B9u})
+    for (const std::uint32_t first : {0u, 7u, 1920u * 1079u, 0xFFFFFFF0u}) {
+      const k::KeyedStream stream{x, ~x ^ 0x1234u, x * 3u + 1u, x ^ 5u};
+      for (const int n : {0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, most})
+        for (const auto& [name, driver] : drivers) {
+          std::fill(w.begin(), w.end(), 0xDEADBEEFu);
+          driver(stream, first, x ^ 1u, n, w.data(), w.data() + most, w.data() + 2 * most);
+          for (int i = 0; i < n; ++i) {
+            const k::Philox4x32 b = stream.block(first + static_cast<std::uint32_t>(i), x ^ 1u);
+            for (int c = 0; c < 3; ++c) {
+              ASSERT_EQ(w[static_cast<std::size_t>(c * most + i)], b.v[c]) << name << " n " << n << " block " << i;
+              ++compared;
+            }
+          }
+          if (n < most) {
+            EXPECT_EQ(w[static_cast<std::size_t>(n)], 0xDEADBEEFu) << name << " wrote past n = " << n;
+          }
+        }
+    }
+  EXPECT_GT(compared, 0);
 }
 
 TEST(KeyedStream, DependsOnEveryKeyPartAndNothingElse) {
