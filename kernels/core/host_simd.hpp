@@ -167,9 +167,11 @@ struct PhiloxState16 {
 
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32 (a self-initialised variable), which
 // -Wuninitialized reports in every function that inlines them.
+#if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 // The same with AVX-512: sixteen lanes, and the round's two exclusive ors in one ternary logic
 // instruction (0x96: a ^ b ^ c). Thirty-two blocks at a time.
 [[gnu::target("avx512f"), gnu::always_inline]] inline void philox_round_avx512(PhiloxState16& s, __m512i m0,
@@ -215,7 +217,9 @@ struct PhiloxState16 {
   }
   if (i < n) philox_blocks_avx2(stream, first + static_cast<std::uint32_t>(i), purpose, n - i, w0 + i, w1 + i, w2 + i);
 }
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 // Three vectors of eight 32-bit lanes a, b, c interleaved to a0 b0 c0 a1 b1 c1 ... (24 values at
 // `out`): one permutation of each puts every value at its place within one of the three outputs
