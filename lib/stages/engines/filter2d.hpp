@@ -1,8 +1,8 @@
 // Host side of the filter2d engine (kernels/engines/filter2d.hpp): a k x k kernel of binary32
 // weights applied as cv::filter2D(src, dst, -1, kernel, anchor at the centre, delta 0,
 // BORDER_REFLECT_101) applies it on CPUs with AVX2: for each output value, the kernel's non-zero
-// entries in row-major order, one fused multiply-add each, from 0. motion_blur, sharpen, emboss and
-// defocus describe their kernels as a Filter2D.
+// entries in row-major order, one fused multiply-add each, from 0. motion_blur, sharpen, emboss,
+// defocus and advanced_blur describe their kernels as a Filter2D.
 //
 // The CPU backend calls cv::filter2D itself where OpenCV computes exactly these sums: AVX2 and FMA3
 // present, and fewer kernel entries than where OpenCV correlates through a DFT instead (130 for 8-bit
