@@ -42,7 +42,6 @@ const std::vector<Missing>& not_available() {
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},
-      {"AdvancedBlur", "gaussian_blur", "an anisotropic, rotated generalised Gaussian"},
       {"RandomCropFromBorders", "crop", "cuts a drawn fraction from each border"},
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).

@@ -43,6 +43,26 @@ cv::Mat filter2d_kernel_mat(int size, const std::vector<float>& weights) {
   return kernel;
 }
 
+std::function<void()> filter2d_counterpart(const nlohmann::json& resolved, const cv::Mat& src, cv::Mat& dst) {
+  const auto w = resolved.at("kernel").get<std::vector<float>>();
+  int size = 1;
+  while (static_cast<std::size_t>(size) * size < w.size()) size += 2;
+  const cv::Mat kernel = filter2d_kernel_mat(size, w);
+  return [&dst, src, kernel] { cv::filter2D(src, dst, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REFLECT_101); };
+}
+
+DrawnKernel3x3Stage::DrawnKernel3x3Stage(const StageConfig& c, const Param<NumberParam>& first,
+                                         const Param<NumberParam>& second, Build build)
+    : first_name_(first.name), second_name_(second.name), first_(c.get(first)), second_(c.get(second)),
+      build_(build) {}
+
+std::unique_ptr<Op> DrawnKernel3x3Stage::resolve(Draws& d, const Shape& in) const {
+  const double a = first_.sample(d);
+  const double b = second_.sample(d);
+  return std::make_unique<Filter2DOp>(in, nlohmann::json{{first_name_, a}, {second_name_, b}},
+                                      Filter2D(3, build_(a, b), true));
+}
+
 void Filter2D::run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const {
   if (ctx.cpu() && cv_filter2d_is_direct(size_, in.shape.dtype)) {
     cv::Mat dst = as_mat(out);

@@ -1,10 +1,7 @@
 // emboss: Albumentations' Emboss (and 1.x's IAAEmboss): the 3x3 kernel
 // (1 - alpha) * identity + alpha * [[-1 - s, -s, 0], [-s, 1, s], [0, s, 1 + s]] in binary32,
 // applied as cv::filter2D applies it (reflect101 border), by the filter2d engine.
-#include <functional>
 #include <vector>
-
-#include <opencv2/imgproc.hpp>
 
 #include "lib/stages/engines/filter2d.hpp"
 #include "lib/stages/stage.hpp"
@@ -98,45 +95,14 @@ the same kernel and defaults): a 3x3 kernel applied as `cv::filter2D(img, -1, M)
                    }}},
       .counterpart = {.call = "cv::filter2D",
                       .how = "the recorded 3x3 kernel (float32), BORDER_REFLECT_101",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        const auto w = m.at("kernel").get<std::vector<float>>();
-                        cv::Mat kernel = filter2d_kernel_mat(3, w);
-                        return [&dst, src, kernel] {
-                          cv::filter2D(src, dst, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REFLECT_101);
-                        };
-                      }},
+                      .make = filter2d_counterpart},
   };
   return spec;
 }
 
-class EmbossOp final : public Op {
+class Emboss final : public DrawnKernel3x3Stage {
  public:
-  EmbossOp(const Shape& s, double alpha, double strength)
-      : Op(s, s), alpha_(alpha), strength_(strength), filter_(3, emboss_kernel(alpha, strength), true) {}
-
-  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override { filter_.run(ctx, in, out); }
-
-  nlohmann::json params() const override {
-    return {{kAlpha.name, alpha_}, {kStrength.name, strength_}, {"kernel", filter_.weights()}};
-  }
-
- private:
-  double alpha_, strength_;
-  Filter2D filter_;
-};
-
-class Emboss final : public Stage {
- public:
-  explicit Emboss(const StageConfig& c) : alpha_(c.get(kAlpha)), strength_(c.get(kStrength)) {}
-
-  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
-    const double a = alpha_.sample(d);
-    const double s = strength_.sample(d);
-    return std::make_unique<EmbossOp>(in, a, s);
-  }
-
- private:
-  NumberParam alpha_, strength_;
+  explicit Emboss(const StageConfig& c) : DrawnKernel3x3Stage(c, kAlpha, kStrength, emboss_kernel) {}
 };
 
 }  // namespace

@@ -1,11 +1,7 @@
 // sharpen: Albumentations' Sharpen (and 1.x's IAASharpen): the 3x3 kernel
 // (1 - alpha) * identity + alpha * [[-1, -1, -1], [-1, 8 + lightness, -1], [-1, -1, -1]] in binary32,
 // applied as cv::filter2D applies it (reflect101 border), by the filter2d engine.
-#include <array>
-#include <functional>
 #include <vector>
-
-#include <opencv2/imgproc.hpp>
 
 #include "lib/stages/engines/filter2d.hpp"
 #include "lib/stages/stage.hpp"
@@ -105,45 +101,14 @@ Albumentations' **Sharpen** with its `kernel` method (1.x and 2.x; default `p` 0
                    }}},
       .counterpart = {.call = "cv::filter2D",
                       .how = "the recorded 3x3 kernel (float32), BORDER_REFLECT_101",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        const auto w = m.at("kernel").get<std::vector<float>>();
-                        cv::Mat kernel = filter2d_kernel_mat(3, w);
-                        return [&dst, src, kernel] {
-                          cv::filter2D(src, dst, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REFLECT_101);
-                        };
-                      }},
+                      .make = filter2d_counterpart},
   };
   return spec;
 }
 
-class SharpenOp final : public Op {
+class Sharpen final : public DrawnKernel3x3Stage {
  public:
-  SharpenOp(const Shape& s, double alpha, double lightness)
-      : Op(s, s), alpha_(alpha), lightness_(lightness), filter_(3, sharpen_kernel(alpha, lightness), true) {}
-
-  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override { filter_.run(ctx, in, out); }
-
-  nlohmann::json params() const override {
-    return {{kAlpha.name, alpha_}, {kLightness.name, lightness_}, {"kernel", filter_.weights()}};
-  }
-
- private:
-  double alpha_, lightness_;
-  Filter2D filter_;
-};
-
-class Sharpen final : public Stage {
- public:
-  explicit Sharpen(const StageConfig& c) : alpha_(c.get(kAlpha)), lightness_(c.get(kLightness)) {}
-
-  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
-    const double a = alpha_.sample(d);
-    const double l = lightness_.sample(d);
-    return std::make_unique<SharpenOp>(in, a, l);
-  }
-
- private:
-  NumberParam alpha_, lightness_;
+  explicit Sharpen(const StageConfig& c) : DrawnKernel3x3Stage(c, kAlpha, kLightness, sharpen_kernel) {}
 };
 
 }  // namespace

@@ -93,18 +93,7 @@ Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2],
             const auto w = pair_of("hole_width_range", "max_width", "min_width", 8);
             s["hole_height"] = ojson::array({h.first, h.second});
             s["hole_width"] = ojson::array({w.first, w.second});
-            const char* key = t.first_of({"fill", "fill_value"});
-            if (t.has(key)) {
-              const nlohmann::json& v = t.saved().at(key);
-              if (v.is_number()) s["fill"] = v.get<double>() / 255.0;
-              else if (v.is_array()) {
-                ojson f = ojson::array();
-                for (const nlohmann::json& e : v) f.push_back(e.get<double>() / 255.0);
-                s["fill"] = f;
-              } else {
-                t.fail("fill \"" + v.dump() + "\" has no stage equivalent (a number or one per channel)");
-              }
-            }
+            import_fill_in_pixels(t, s, t.first_of({"fill", "fill_value"}));
             t.mask_fill();
             return s;
           }},
@@ -118,35 +107,13 @@ Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2],
             s["num_holes"] = ojson::array({std::llround(n), std::llround(n)});
             s["hole_height"] = ojson::array({h, h});
             s["hole_width"] = ojson::array({w, w});
-            if (t.has("fill_value")) {
-              const nlohmann::json& v = t.saved().at("fill_value");
-              if (v.is_number()) s["fill"] = v.get<double>() / 255.0;
-              else if (v.is_array()) {
-                ojson f = ojson::array();
-                for (const nlohmann::json& e : v) f.push_back(e.get<double>() / 255.0);
-                s["fill"] = f;
-              } else {
-                t.fail("fill_value \"" + v.dump() + "\" has no stage equivalent (a number or one per channel)");
-              }
-            }
+            import_fill_in_pixels(t, s, "fill_value");
             t.note("Cutout: its holes may be cut by the border; coarse_dropout's lie wholly inside the image");
             return s;
           }}},
       .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
                       .how = "the resolved rectangles and constant value (random fills have none)",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        if (!m.at("value").is_array()) return {};
-                        std::vector<cv::Rect> rects;
-                        for (const auto& r : m.at("rects"))
-                          rects.emplace_back(r[0].get<int>(), r[1].get<int>(), r[2].get<int>(), r[3].get<int>());
-                        const auto v = m.at("value").get<std::vector<double>>();
-                        cv::Scalar fill;
-                        for (int c = 0; c < 4; ++c) fill[c] = std::nearbyint(v[std::min<std::size_t>(v.size() - 1, c)] * 255.0);
-                        return [&dst, src, rects, fill] {
-                          src.copyTo(dst);
-                          for (const cv::Rect& r : rects) dst(r).setTo(fill);
-                        };
-                      }},
+                      .make = fill_rects_counterpart},
   };
   return spec;
 }

@@ -1,13 +1,19 @@
-// The Op random_erasing and coarse_dropout share: rectangles filled with a constant (a fraction of
-// the range, one value or one per colour channel) or with per-pixel normal noise.
+// What random_erasing, coarse_dropout and grid_dropout share: the Op (rectangles filled with a
+// constant, a fraction of the range, one value or one per colour channel, or with per-pixel normal
+// noise), the benchmark's counterpart of it, and the import of Albumentations' fill in pixels.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <vector>
 
+#include <opencv2/core.hpp>
+
 #include "kernels/noise/fill_rects.hpp"
+#include "lib/params/import.hpp"
 #include "lib/stages/engines/pointwise.hpp"
 #include "lib/stages/noise/normal_table.hpp"
 #include "lib/stages/stage.hpp"
@@ -62,5 +68,37 @@ class FillRectsOp final : public Op {
   bool random_;
   k::KeyedStream stream_;
 };
+
+// The benchmark's counterpart (Counterpart::make) of a FillRectsOp: a copy, then cv::Mat::setTo
+// per rectangle with the 8-bit fill; none for a random fill.
+inline std::function<void()> fill_rects_counterpart(const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) {
+  if (!m.at("value").is_array()) return {};
+  std::vector<cv::Rect> rects;
+  for (const auto& r : m.at("rects"))
+    rects.emplace_back(r[0].get<int>(), r[1].get<int>(), r[2].get<int>(), r[3].get<int>());
+  const auto v = m.at("value").get<std::vector<double>>();
+  cv::Scalar fill;
+  for (int c = 0; c < 4; ++c) fill[c] = std::nearbyint(v[std::min<std::size_t>(v.size() - 1, c)] * 255.0);
+  return [&dst, src, rects, fill] {
+    src.copyTo(dst);
+    for (const cv::Rect& r : rects) dst(r).setTo(fill);
+  };
+}
+
+// Albumentations' fill under `key`, when given (pixels: a number or one per channel), into the
+// stage's "fill" as fractions of 255.
+inline void import_fill_in_pixels(const TransformReader& t, ojson& stage, const char* key) {
+  if (!t.has(key)) return;
+  const nlohmann::json& v = t.saved().at(key);
+  if (v.is_number()) {
+    stage["fill"] = v.get<double>() / 255.0;
+  } else if (v.is_array()) {
+    ojson f = ojson::array();
+    for (const nlohmann::json& e : v) f.push_back(e.get<double>() / 255.0);
+    stage["fill"] = f;
+  } else {
+    t.fail(std::string(key) + " \"" + v.dump() + "\" has no stage equivalent (a number or one per channel)");
+  }
+}
 
 }  // namespace aug

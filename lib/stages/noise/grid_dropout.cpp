@@ -125,36 +125,14 @@ Albumentations 2.x's **GridDropout** (`ratio` 0.5, `random_offset` true, `shift_
                        s["shift_xy"] =
                            ojson::array({std::llround(t.number("shift_x", 0)), std::llround(t.number("shift_y", 0))});
                      }
-                     const char* key = t.first_of({"fill", "fill_value"});
-                     if (t.has(key)) {
-                       const nlohmann::json& v = t.saved().at(key);
-                       if (v.is_number()) s["fill"] = v.get<double>() / 255.0;
-                       else if (v.is_array()) {
-                         ojson f = ojson::array();
-                         for (const nlohmann::json& e : v) f.push_back(e.get<double>() / 255.0);
-                         s["fill"] = f;
-                       } else {
-                         t.fail(std::string(key) + " \"" + v.dump() + "\" has no stage equivalent (a number or one per channel)");
-                       }
-                     }
+                     import_fill_in_pixels(t, s, t.first_of({"fill", "fill_value"}));
                      if (v1) t.note("GridDropout (1.x): its fixed grid from the corner becomes 2.x's near-equal cells");
                      t.mask_fill();
                      return s;
                    }}},
       .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
                       .how = "the resolved holes and constant value",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        std::vector<cv::Rect> rects;
-                        for (const auto& r : m.at("rects"))
-                          rects.emplace_back(r[0].get<int>(), r[1].get<int>(), r[2].get<int>(), r[3].get<int>());
-                        const auto v = m.at("value").get<std::vector<double>>();
-                        cv::Scalar fill;
-                        for (int c = 0; c < 4; ++c) fill[c] = std::nearbyint(v[std::min<std::size_t>(v.size() - 1, c)] * 255.0);
-                        return [&dst, src, rects, fill] {
-                          src.copyTo(dst);
-                          for (const cv::Rect& r : rects) dst(r).setTo(fill);
-                        };
-                      }},
+                      .make = fill_rects_counterpart},
   };
   return spec;
 }

@@ -86,19 +86,7 @@ algorithm and its rounding are the same. The manifest records `rects: [[x, y, w,
                    "= round(sqrt(area * ratio))) and is not available yet",
       .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
                       .how = "the resolved rectangles and constant value (random fills have none)",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        if (!m.at("value").is_array()) return {};
-                        std::vector<cv::Rect> rects;
-                        for (const auto& r : m.at("rects"))
-                          rects.emplace_back(r[0].get<int>(), r[1].get<int>(), r[2].get<int>(), r[3].get<int>());
-                        const auto v = m.at("value").get<std::vector<double>>();
-                        cv::Scalar fill;
-                        for (int c = 0; c < 4; ++c) fill[c] = std::nearbyint(v[std::min<std::size_t>(v.size() - 1, c)] * 255.0);
-                        return [&dst, src, rects, fill] {
-                          src.copyTo(dst);
-                          for (const cv::Rect& r : rects) dst(r).setTo(fill);
-                        };
-                      }},
+                      .make = fill_rects_counterpart},
   };
   return spec;
 }
