@@ -1,0 +1,143 @@
+// glass_blur's host driver. 'fast': per iteration the pixels outside the interior are copied, every
+// interior pixel takes its target's value (row by row, each offset drawn once and kept), then every
+// target takes its source's value where that source comes last in NumPy's order among those seen
+// for it so far (a plane of owners): the winner is NumPy's last write, as in the kernels.
+// 'exact': the serial swaps.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/filter/glass_blur.hpp"
+
+namespace aug::k::cpu {
+
+namespace glass_blur_cpu_impl {
+namespace {
+
+// One iteration of 'fast' from src into dst (distinct), C channels.
+template <class T, int C>
+void fast_iteration(View<const T> src, View<T> dst, const GlassArgs& a, int it, std::vector<std::int8_t>& off,
+                    std::vector<int>& owner) {
+  const int W = src.width, H = src.height, d = a.max_delta;
+  const int nh = H - 2 * d, nw = W - 2 * d;
+  const std::size_t row_bytes = static_cast<std::size_t>(W) * C * sizeof(T);
+  auto pixel = [](T* to, const T* from) {
+    for (int c = 0; c < C; ++c) to[c] = from[c];
+  };
+  if (nh <= 0 || nw <= 0) {
+    for (int y = 0; y < H; ++y) std::memcpy(dst.row(y), src.row(y), row_bytes);
+    return;
+  }
+  // What no swap touches keeps its value: the rows and columns outside the interior (targets among
+  // them are written below).
+  for (int y = 0; y < H; ++y) {
+    if (y <= d || y > H - d) {
+      std::memcpy(dst.row(y), src.row(y), row_bytes);
+    } else {
+      std::memcpy(dst.row(y), src.row(y), static_cast<std::size_t>(d + 1) * C * sizeof(T));
+      std::memcpy(dst.row(y) + (W - d + 1) * C, src.row(y) + (W - d + 1) * C,
+                  static_cast<std::size_t>(d - 1) * C * sizeof(T));
+    }
+  }
+  // Every interior pixel takes its target's value; the offsets are kept for the second pass.
+  for (int j = 0; j < nh; ++j) {
+    const int y = d + 1 + j;
+    std::int8_t* o = off.data() + static_cast<std::size_t>(j) * nw * 2;
+    T* out = dst.row(y);
+    Philox4x32 block{};
+    int held = -1;  // the block in `block`: x / 4
+    for (int i = 0; i < nw; ++i) {
+      const int x = d + 1 + i;
+      if (x / 4 != held) {
+        held = x / 4;
+        block = glass_blur_block(a.stream, W, y, x, it);
+      }
+      int dy, dx;
+      glass_blur_decode(block.v[x & 3], d, dy, dx);
+      o[2 * i] = static_cast<std::int8_t>(dy);
+      o[2 * i + 1] = static_cast<std::int8_t>(dx);
+      pixel(out + x * C, src.row(y + dy) + (x + dx) * C);
+    }
+  }
+  // Every target takes its source's value; of several sources the one of largest k wins, the
+  // smallest x, then the smallest y. Rows are taken from the bottom up, so a later source of the
+  // same x has the smaller y: a source wins where its x is at most the owner's.
+  std::memset(owner.data(), 0x7f, owner.size() * sizeof(int));
+  for (int j = nh - 1; j >= 0; --j) {
+    const int y = d + 1 + j;
+    const std::int8_t* o = off.data() + static_cast<std::size_t>(j) * nw * 2;
+    const T* in = src.row(y);
+    for (int i = 0; i < nw; ++i) {
+      const int x = d + 1 + i;
+      const int ty = y + o[2 * i], tx = x + o[2 * i + 1];
+      int& own = owner[static_cast<std::size_t>(ty) * W + tx];
+      const bool wins = x <= own;  // without a branch: the outcome is a coin toss
+      own = wins ? x : own;
+      T* to = dst.row(ty) + tx * C;
+      const T* from = in + x * C;
+      for (int c = 0; c < C; ++c) to[c] = wins ? from[c] : to[c];
+    }
+  }
+}
+
+template <class T>
+void fast_iteration_any(View<const T> src, View<T> dst, const GlassArgs& a, int it, std::vector<std::int8_t>& off,
+                        std::vector<int>& owner) {
+  switch (src.channels) {
+    case 1: return fast_iteration<T, 1>(src, dst, a, it, off, owner);
+    case 2: return fast_iteration<T, 2>(src, dst, a, it, off, owner);
+    case 3: return fast_iteration<T, 3>(src, dst, a, it, off, owner);
+    default: return fast_iteration<T, 4>(src, dst, a, it, off, owner);
+  }
+}
+
+}  // namespace
+}  // namespace glass_blur_cpu_impl
+
+template <class T>
+void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& a) {
+  const int W = in.width, H = in.height, C = in.channels, d = a.max_delta;
+  const int nh = std::max(0, H - 2 * d), nw = std::max(0, W - 2 * d);
+  std::vector<std::int8_t> off(static_cast<std::size_t>(nh) * nw * 2);
+  std::vector<int> owner(static_cast<std::size_t>(W) * H);
+  const std::size_t pitch = static_cast<std::size_t>(W) * C;
+  std::vector<T> other(a.iterations > 1 ? pitch * H : 0);
+  const View<T> other_view{other.data(), W, H, C, pitch * sizeof(T)};
+  View<const T> src = in;
+  for (int it = 0; it < a.iterations; ++it) {
+    const View<T> dst = (a.iterations - 1 - it) % 2 == 0 ? out : other_view;
+    glass_blur_cpu_impl::fast_iteration_any(src, dst, a, it, off, owner);
+    src = as_const(dst);
+  }
+}
+
+template <class T>
+void glass_blur_exact(View<T> x, const GlassArgs& a) {
+  const int W = x.width, H = x.height, C = x.channels, d = a.max_delta;
+  for (int it = 0; it < a.iterations; ++it)
+    for (int y = H - d; y >= d + 1; --y) {
+      Philox4x32 block{};
+      int held = -1;
+      for (int px = W - d; px >= d + 1; --px) {
+        if (px / 4 != held) {
+          held = px / 4;
+          block = glass_blur_block(a.stream, W, y, px, it);
+        }
+        int dy, dx;
+        glass_blur_decode(block.v[px & 3], d, dy, dx);
+        T* p = x.row(y) + px * C;
+        T* q = x.row(y + dy) + (px + dx) * C;
+        for (int c = 0; c < C; ++c) std::swap(p[c], q[c]);
+      }
+    }
+}
+
+template void glass_blur_fast<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const GlassArgs&);
+template void glass_blur_fast<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const GlassArgs&);
+template void glass_blur_fast<float>(View<const float>, View<float>, const GlassArgs&);
+template void glass_blur_exact<std::uint8_t>(View<std::uint8_t>, const GlassArgs&);
+template void glass_blur_exact<std::uint16_t>(View<std::uint16_t>, const GlassArgs&);
+template void glass_blur_exact<float>(View<float>, const GlassArgs&);
+
+}  // namespace aug::k::cpu
