@@ -99,10 +99,15 @@ template <class T>
 void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& a) {
   const int W = in.width, H = in.height, C = in.channels, d = a.max_delta;
   const int nh = std::max(0, H - 2 * d), nw = std::max(0, W - 2 * d);
-  std::vector<std::int8_t> off(static_cast<std::size_t>(nh) * nw * 2);
-  std::vector<int> owner(static_cast<std::size_t>(W) * H);
+  // Buffers kept by each worker thread from image to image (as large as the largest image seen), so
+  // that a steady stream of images neither allocates nor faults in fresh pages.
+  thread_local std::vector<std::int8_t> off;
+  thread_local std::vector<int> owner;
+  thread_local std::vector<T> other;
+  off.resize(std::max(off.size(), static_cast<std::size_t>(nh) * nw * 2));
+  owner.resize(static_cast<std::size_t>(W) * H);
   const std::size_t pitch = static_cast<std::size_t>(W) * C;
-  std::vector<T> other(a.iterations > 1 ? pitch * H : 0);
+  if (a.iterations > 1) other.resize(std::max(other.size(), pitch * H));
   const View<T> other_view{other.data(), W, H, C, pitch * sizeof(T)};
   View<const T> src = in;
   for (int it = 0; it < a.iterations; ++it) {
