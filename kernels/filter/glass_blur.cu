@@ -74,14 +74,14 @@ struct SerialSwaps {
     for (int it = 0; it < args.iterations; ++it)
       for (int y = H - d; y >= d + 1; --y) {
         Philox4x32 block{};
-        int held = -1;  // the block in `block`: px / 4
+        int held = -1;  // the block in `block`: px / 3
         for (int px = W - d; px >= d + 1; --px) {
-          if (px / 4 != held) {
-            held = px / 4;
+          if (px / 3 != held) {
+            held = px / 3;
             block = glass_blur_block(args.stream, W, y, px, it);
           }
           int dy, dx;
-          glass_blur_decode(block.v[px & 3], d, dy, dx);
+          glass_blur_decode(block.v[px % 3], d, dy, dx);
           T* a = x.row(y) + px * C;
           T* b = x.row(y + dy) + (px + dx) * C;
           for (int c = 0; c < C; ++c) {

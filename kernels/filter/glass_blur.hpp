@@ -2,8 +2,8 @@
 // rows [d + 1, H - d] and columns [d + 1, W - d] swapped with the pixel (dy, dx) away, dy and dx
 // integers in [-d, d) (+d is never drawn), all channels together, `iterations` times.
 //
-// The offsets: pixel (y, x) in iteration i takes word x % 4 of the keyed stream's block
-// (y * ceil(W / 4) + x / 4, kGlassBlurPurpose + i); dy = -d + ((low 16 bits * 2d) >> 16),
+// The offsets: pixel (y, x) in iteration i takes word x % 3 of the keyed stream's block
+// (y * ceil(W / 3) + x / 3, kGlassBlurPurpose + i); dy = -d + ((low 16 bits * 2d) >> 16),
 // dx = -d + ((high 16 bits * 2d) >> 16).
 //
 // 'fast' (NumPy's vectorised swap, x[h, w], x[h + dy, w + dx] = x[h + dy, w + dx], x[h, w], with
@@ -34,11 +34,15 @@ struct GlassArgs {
   int iterations;
 };
 
-// The block of the keyed stream that holds the offsets of pixels (y, 4 (x / 4)) to (y, 4 (x / 4) + 3).
+// Index of the block of the keyed stream whose words 0, 1, 2 hold the offsets of pixels
+// (y, 3 (x / 3)) to (y, 3 (x / 3) + 2) (three words: the host driver draws a row's blocks in AVX2
+// lanes, which give words 0 to 2).
+AUG_HD std::uint32_t glass_blur_block_index(int width, int y, int x) {
+  const std::uint32_t stride = (static_cast<std::uint32_t>(width) + 2u) / 3u;
+  return static_cast<std::uint32_t>(y) * stride + static_cast<std::uint32_t>(x) / 3u;
+}
 AUG_HD Philox4x32 glass_blur_block(const KeyedStream& s, int width, int y, int x, int it) {
-  const std::uint32_t stride = (static_cast<std::uint32_t>(width) + 3u) / 4u;
-  return s.block(static_cast<std::uint32_t>(y) * stride + static_cast<std::uint32_t>(x) / 4u,
-                 kGlassBlurPurpose + static_cast<std::uint32_t>(it));
+  return s.block(glass_blur_block_index(width, y, x), kGlassBlurPurpose + static_cast<std::uint32_t>(it));
 }
 
 // A word of that block as (dy, dx), each in [-d, d).
@@ -50,7 +54,7 @@ AUG_HD void glass_blur_decode(std::uint32_t w, int d, int& dy, int& dx) {
 
 // The offset of interior pixel (y, x) of a W-wide image in iteration `it`.
 AUG_HD void glass_blur_offset(const KeyedStream& s, int width, int y, int x, int it, int d, int& dy, int& dx) {
-  glass_blur_decode(glass_blur_block(s, width, y, x, it).v[x & 3], d, dy, dx);
+  glass_blur_decode(glass_blur_block(s, width, y, x, it).v[x % 3], d, dy, dx);
 }
 
 // 'fast': out = the swaps of every iteration applied to `in` (in and out distinct).

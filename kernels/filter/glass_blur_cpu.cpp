@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/core/host_simd.hpp"
 #include "kernels/filter/glass_blur.hpp"
 
 namespace aug::k::cpu {
@@ -15,10 +16,30 @@ namespace aug::k::cpu {
 namespace glass_blur_cpu_impl {
 namespace {
 
+// The words of row y's offsets for columns [x0, x1] in iteration `it`: the word of column x is
+// words[x - origin] (block x / 3, word x % 3).
+struct RowWords {
+  int origin = 0;
+  std::vector<std::uint32_t> w0, w1, w2, words;
+  const std::uint32_t* draw(const GlassArgs& a, int W, int y, int x0, int x1, int it) {
+    const int n = x1 / 3 - x0 / 3 + 1;
+    for (auto* v : {&w0, &w1, &w2, &words}) v->resize(static_cast<std::size_t>(n) * 3);
+    philox_blocks(a.stream, glass_blur_block_index(W, y, x0), kGlassBlurPurpose + static_cast<std::uint32_t>(it), n,
+                  w0.data(), w1.data(), w2.data());
+    for (int i = 0; i < n; ++i) {
+      words[3 * static_cast<std::size_t>(i)] = w0[static_cast<std::size_t>(i)];
+      words[3 * static_cast<std::size_t>(i) + 1] = w1[static_cast<std::size_t>(i)];
+      words[3 * static_cast<std::size_t>(i) + 2] = w2[static_cast<std::size_t>(i)];
+    }
+    origin = 3 * (x0 / 3);
+    return words.data();
+  }
+};
+
 // One iteration of 'fast' from src into dst (distinct), C channels.
 template <class T, int C>
 void fast_iteration(View<const T> src, View<T> dst, const GlassArgs& a, int it, std::vector<std::int8_t>& off,
-                    std::vector<int>& owner) {
+                    std::vector<int>& owner, RowWords& rw) {
   const int W = src.width, H = src.height, d = a.max_delta;
   const int nh = H - 2 * d, nw = W - 2 * d;
   const std::size_t row_bytes = static_cast<std::size_t>(W) * C * sizeof(T);
@@ -45,16 +66,11 @@ void fast_iteration(View<const T> src, View<T> dst, const GlassArgs& a, int it, 
     const int y = d + 1 + j;
     std::int8_t* o = off.data() + static_cast<std::size_t>(j) * nw * 2;
     T* out = dst.row(y);
-    Philox4x32 block{};
-    int held = -1;  // the block in `block`: x / 4
+    const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it);
     for (int i = 0; i < nw; ++i) {
       const int x = d + 1 + i;
-      if (x / 4 != held) {
-        held = x / 4;
-        block = glass_blur_block(a.stream, W, y, x, it);
-      }
       int dy, dx;
-      glass_blur_decode(block.v[x & 3], d, dy, dx);
+      glass_blur_decode(words[x - rw.origin], d, dy, dx);
       o[2 * i] = static_cast<std::int8_t>(dy);
       o[2 * i + 1] = static_cast<std::int8_t>(dx);
       pixel(out + x * C, src.row(y + dy) + (x + dx) * C);
@@ -83,12 +99,12 @@ void fast_iteration(View<const T> src, View<T> dst, const GlassArgs& a, int it, 
 
 template <class T>
 void fast_iteration_any(View<const T> src, View<T> dst, const GlassArgs& a, int it, std::vector<std::int8_t>& off,
-                        std::vector<int>& owner) {
+                        std::vector<int>& owner, RowWords& rw) {
   switch (src.channels) {
-    case 1: return fast_iteration<T, 1>(src, dst, a, it, off, owner);
-    case 2: return fast_iteration<T, 2>(src, dst, a, it, off, owner);
-    case 3: return fast_iteration<T, 3>(src, dst, a, it, off, owner);
-    default: return fast_iteration<T, 4>(src, dst, a, it, off, owner);
+    case 1: return fast_iteration<T, 1>(src, dst, a, it, off, owner, rw);
+    case 2: return fast_iteration<T, 2>(src, dst, a, it, off, owner, rw);
+    case 3: return fast_iteration<T, 3>(src, dst, a, it, off, owner, rw);
+    default: return fast_iteration<T, 4>(src, dst, a, it, off, owner, rw);
   }
 }
 
@@ -104,6 +120,7 @@ void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& a) {
   thread_local std::vector<std::int8_t> off;
   thread_local std::vector<int> owner;
   thread_local std::vector<T> other;
+  thread_local glass_blur_cpu_impl::RowWords rw;
   off.resize(std::max(off.size(), static_cast<std::size_t>(nh) * nw * 2));
   owner.resize(static_cast<std::size_t>(W) * H);
   const std::size_t pitch = static_cast<std::size_t>(W) * C;
@@ -112,7 +129,7 @@ void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& a) {
   View<const T> src = in;
   for (int it = 0; it < a.iterations; ++it) {
     const View<T> dst = (a.iterations - 1 - it) % 2 == 0 ? out : other_view;
-    glass_blur_cpu_impl::fast_iteration_any(src, dst, a, it, off, owner);
+    glass_blur_cpu_impl::fast_iteration_any(src, dst, a, it, off, owner, rw);
     src = as_const(dst);
   }
 }
@@ -120,17 +137,14 @@ void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& a) {
 template <class T>
 void glass_blur_exact(View<T> x, const GlassArgs& a) {
   const int W = x.width, H = x.height, C = x.channels, d = a.max_delta;
+  if (H - 2 * d <= 0 || W - 2 * d <= 0) return;
+  thread_local glass_blur_cpu_impl::RowWords rw;
   for (int it = 0; it < a.iterations; ++it)
     for (int y = H - d; y >= d + 1; --y) {
-      Philox4x32 block{};
-      int held = -1;
+      const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it);
       for (int px = W - d; px >= d + 1; --px) {
-        if (px / 4 != held) {
-          held = px / 4;
-          block = glass_blur_block(a.stream, W, y, px, it);
-        }
         int dy, dx;
-        glass_blur_decode(block.v[px & 3], d, dy, dx);
+        glass_blur_decode(words[px - rw.origin], d, dy, dx);
         T* p = x.row(y) + px * C;
         T* q = x.row(y + dy) + (px + dx) * C;
         for (int c = 0; c < C; ++c) std::swap(p[c], q[c]);

@@ -78,8 +78,9 @@ Albumentations' **GlassBlur** (default `p` 0.5; `kernels/filter/glass_blur.hpp`)
   images use 14-bit taps and float images binary32 taps, horizontal then vertical (OpenCV's float
   path sums in another order).
 - **Offsets**: for interior pixel `(y, x)`, `d + 1 <= y <= H - d` and `d + 1 <= x <= W - d`
-  (`d` = `max_delta`), and iteration `i`: the 32-bit word `x % 4` of the keyed stream's block
-  `(y * ceil(W / 4) + x / 4, 1 + i)`; `dy = -d + ((low 16 bits * 2d) >> 16)`,
+  (`d` = `max_delta`), and iteration `i`: the 32-bit word `x % 3` of the keyed stream's block
+  `(y * ceil(W / 3) + x / 3, 1 + i)` (three words of each block: the host driver draws a row's
+  blocks eight at a time in AVX2 lanes); `dy = -d + ((low 16 bits * 2d) >> 16)`,
   `dx = -d + ((high 16 bits * 2d) >> 16)`: integers in `[-d, d)`, `+d` never, as NumPy's
   `integers(-d, d)`. Albumentations draws them as one array of `(H - 2d)(W - 2d)` rows; here
   they are keyed by pixel (the same distribution, other values).
