@@ -101,6 +101,8 @@ const std::vector<Signature>& signatures() {
       {"Defocus", "radius alias_blur always_apply p", "radius alias_blur p", 0.5},
       {"AdvancedBlur", "blur_limit sigmaX_limit sigmaY_limit rotate_limit beta_limit noise_limit always_apply p",
        "blur_limit sigma_x_limit sigma_y_limit rotate_limit beta_limit noise_limit p", 0.5},
+      {"ZoomBlur", "max_factor step_factor always_apply p", "max_factor step_factor p", 0.5},
+      {"GlassBlur", "sigma max_delta iterations always_apply mode p", "sigma max_delta iterations mode p", 0.5},
       {"GaussNoise", "var_limit mean per_channel always_apply p", "std_range mean_range per_channel noise_scale_factor p",
        0.5},
       {"IAAAdditiveGaussianNoise", "loc scale per_channel always_apply p", "-", 0.5},

@@ -1,0 +1,162 @@
+// glass_blur's host driver. 'fast': per iteration the pixels outside the interior are copied, every
+// interior pixel takes its target's value (row by row, each offset drawn once and kept), then every
+// target takes its source's value where that source comes last in NumPy's order among those seen
+// for it so far (a plane of owners): the winner is NumPy's last write, as in the kernels.
+// 'exact': the serial swaps.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/core/host_simd.hpp"
+#include "kernels/filter/glass_blur.hpp"
+
+namespace aug::k::cpu {
+
+namespace glass_blur_cpu_impl {
+namespace {
+
+// The words of row y's offsets for columns [x0, x1] in iteration `it`: the word of column x is
+// words[x - origin] (block x / 3, word x % 3).
+struct RowWords {
+  int origin = 0;
+  std::vector<std::uint32_t> w0, w1, w2, words;
+  const std::uint32_t* draw(const GlassArgs& a, int W, int y, int x0, int x1, int it) {
+    const int n = x1 / 3 - x0 / 3 + 1;
+    for (auto* v : {&w0, &w1, &w2, &words}) v->resize(static_cast<std::size_t>(n) * 3);
+    philox_blocks(a.stream, glass_blur_block_index(W, y, x0), kGlassBlurPurpose + static_cast<std::uint32_t>(it), n,
+                  w0.data(), w1.data(), w2.data());
+    for (int i = 0; i < n; ++i) {
+      words[3 * static_cast<std::size_t>(i)] = w0[static_cast<std::size_t>(i)];
+      words[3 * static_cast<std::size_t>(i) + 1] = w1[static_cast<std::size_t>(i)];
+      words[3 * static_cast<std::size_t>(i) + 2] = w2[static_cast<std::size_t>(i)];
+    }
+    origin = 3 * (x0 / 3);
+    return words.data();
+  }
+};
+
+// One iteration of 'fast' from src into dst (distinct), C channels.
+template <class T, int C>
+void fast_iteration(View<const T> src, View<T> dst, const GlassArgs& a, int it, std::vector<std::int8_t>& off,
+                    std::vector<int>& owner, RowWords& rw) {
+  const int W = src.width, H = src.height, d = a.max_delta;
+  const int nh = H - 2 * d, nw = W - 2 * d;
+  const std::size_t row_bytes = static_cast<std::size_t>(W) * C * sizeof(T);
+  auto pixel = [](T* to, const T* from) {
+    for (int c = 0; c < C; ++c) to[c] = from[c];
+  };
+  if (nh <= 0 || nw <= 0) {
+    for (int y = 0; y < H; ++y) std::memcpy(dst.row(y), src.row(y), row_bytes);
+    return;
+  }
+  // What no swap touches keeps its value: the rows and columns outside the interior (targets among
+  // them are written below).
+  for (int y = 0; y < H; ++y) {
+    if (y <= d || y > H - d) {
+      std::memcpy(dst.row(y), src.row(y), row_bytes);
+    } else {
+      std::memcpy(dst.row(y), src.row(y), static_cast<std::size_t>(d + 1) * C * sizeof(T));
+      std::memcpy(dst.row(y) + (W - d + 1) * C, src.row(y) + (W - d + 1) * C,
+                  static_cast<std::size_t>(d - 1) * C * sizeof(T));
+    }
+  }
+  // Every interior pixel takes its target's value; the offsets are kept for the second pass.
+  for (int j = 0; j < nh; ++j) {
+    const int y = d + 1 + j;
+    std::int8_t* o = off.data() + static_cast<std::size_t>(j) * nw * 2;
+    T* out = dst.row(y);
+    const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it);
+    for (int i = 0; i < nw; ++i) {
+      const int x = d + 1 + i;
+      int dy, dx;
+      glass_blur_decode(words[x - rw.origin], d, dy, dx);
+      o[2 * i] = static_cast<std::int8_t>(dy);
+      o[2 * i + 1] = static_cast<std::int8_t>(dx);
+      pixel(out + x * C, src.row(y + dy) + (x + dx) * C);
+    }
+  }
+  // Every target takes its source's value; of several sources the one of largest k wins, the
+  // smallest x, then the smallest y. Rows are taken from the bottom up, so a later source of the
+  // same x has the smaller y: a source wins where its x is at most the owner's.
+  std::memset(owner.data(), 0x7f, owner.size() * sizeof(int));
+  for (int j = nh - 1; j >= 0; --j) {
+    const int y = d + 1 + j;
+    const std::int8_t* o = off.data() + static_cast<std::size_t>(j) * nw * 2;
+    const T* in = src.row(y);
+    for (int i = 0; i < nw; ++i) {
+      const int x = d + 1 + i;
+      const int ty = y + o[2 * i], tx = x + o[2 * i + 1];
+      int& own = owner[static_cast<std::size_t>(ty) * W + tx];
+      const bool wins = x <= own;  // without a branch: the outcome is a coin toss
+      own = wins ? x : own;
+      T* to = dst.row(ty) + tx * C;
+      const T* from = in + x * C;
+      for (int c = 0; c < C; ++c) to[c] = wins ? from[c] : to[c];
+    }
+  }
+}
+
+template <class T>
+void fast_iteration_any(View<const T> src, View<T> dst, const GlassArgs& a, int it, std::vector<std::int8_t>& off,
+                        std::vector<int>& owner, RowWords& rw) {
+  switch (src.channels) {
+    case 1: return fast_iteration<T, 1>(src, dst, a, it, off, owner, rw);
+    case 2: return fast_iteration<T, 2>(src, dst, a, it, off, owner, rw);
+    case 3: return fast_iteration<T, 3>(src, dst, a, it, off, owner, rw);
+    default: return fast_iteration<T, 4>(src, dst, a, it, off, owner, rw);
+  }
+}
+
+}  // namespace
+}  // namespace glass_blur_cpu_impl
+
+template <class T>
+void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& a) {
+  const int W = in.width, H = in.height, C = in.channels, d = a.max_delta;
+  const int nh = std::max(0, H - 2 * d), nw = std::max(0, W - 2 * d);
+  // Buffers kept by each worker thread from image to image (as large as the largest image seen), so
+  // that a steady stream of images neither allocates nor faults in fresh pages.
+  thread_local std::vector<std::int8_t> off;
+  thread_local std::vector<int> owner;
+  thread_local std::vector<T> other;
+  thread_local glass_blur_cpu_impl::RowWords rw;
+  off.resize(std::max(off.size(), static_cast<std::size_t>(nh) * nw * 2));
+  owner.resize(static_cast<std::size_t>(W) * H);
+  const std::size_t pitch = static_cast<std::size_t>(W) * C;
+  if (a.iterations > 1) other.resize(std::max(other.size(), pitch * H));
+  const View<T> other_view{other.data(), W, H, C, pitch * sizeof(T)};
+  View<const T> src = in;
+  for (int it = 0; it < a.iterations; ++it) {
+    const View<T> dst = (a.iterations - 1 - it) % 2 == 0 ? out : other_view;
+    glass_blur_cpu_impl::fast_iteration_any(src, dst, a, it, off, owner, rw);
+    src = as_const(dst);
+  }
+}
+
+template <class T>
+void glass_blur_exact(View<T> x, const GlassArgs& a) {
+  const int W = x.width, H = x.height, C = x.channels, d = a.max_delta;
+  if (H - 2 * d <= 0 || W - 2 * d <= 0) return;
+  thread_local glass_blur_cpu_impl::RowWords rw;
+  for (int it = 0; it < a.iterations; ++it)
+    for (int y = H - d; y >= d + 1; --y) {
+      const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it);
+      for (int px = W - d; px >= d + 1; --px) {
+        int dy, dx;
+        glass_blur_decode(words[px - rw.origin], d, dy, dx);
+        T* p = x.row(y) + px * C;
+        T* q = x.row(y + dy) + (px + dx) * C;
+        for (int c = 0; c < C; ++c) std::swap(p[c], q[c]);
+      }
+    }
+}
+
+template void glass_blur_fast<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const GlassArgs&);
+template void glass_blur_fast<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const GlassArgs&);
+template void glass_blur_fast<float>(View<const float>, View<float>, const GlassArgs&);
+template void glass_blur_exact<std::uint8_t>(View<std::uint8_t>, const GlassArgs&);
+template void glass_blur_exact<std::uint16_t>(View<std::uint16_t>, const GlassArgs&);
+template void glass_blur_exact<float>(View<float>, const GlassArgs&);
+
+}  // namespace aug::k::cpu
