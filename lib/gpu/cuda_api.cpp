@@ -93,13 +93,17 @@ class CudaApi final : public DeviceApi {
   }
 
   void* device_alloc(std::size_t bytes) override {
+    // The call first, then p: as arguments of one call the two would be evaluated in no set order
+    // (GCC read p, still null, before cudaMalloc wrote it).
     void* p = nullptr;
-    return checked_alloc(cudaMalloc(&p, bytes), p, bytes, "cudaMalloc", "device memory");
+    const cudaError_t e = cudaMalloc(&p, bytes);
+    return checked_alloc(e, p, bytes, "cudaMalloc", "device memory");
   }
   void device_free(void* p) override { ignore(cudaFree(p)); }
   void* pinned_alloc(std::size_t bytes) override {
     void* p = nullptr;
-    return checked_alloc(cudaMallocHost(&p, bytes), p, bytes, "cudaMallocHost", "pinned host memory");
+    const cudaError_t e = cudaMallocHost(&p, bytes);
+    return checked_alloc(e, p, bytes, "cudaMallocHost", "pinned host memory");
   }
   void pinned_free(void* p) override { ignore(cudaFreeHost(p)); }
   Stream stream_create() override {
