@@ -162,17 +162,7 @@ TEST(AdvancedBlur, EqualsCvFilter2DOnPhotographsAndOddSizes) {
       }
 }
 
-// Kolmogorov-Smirnov distance of `v` from the uniform distribution on [lo, hi].
-double ks_uniform(std::vector<double> v, double lo, double hi) {
-  std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  double d = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double f = (v[i] - lo) / (hi - lo);
-    d = std::max({d, f - i / n, (i + 1) / n - f});
-  }
-  return d;
-}
+using testing::ks_uniform;
 
 TEST(AdvancedBlur, DrawsAreAlbumentations) {
   // Albumentations: ksize = sample_odd_from_range(3, 7) (3, 5, 7 alike), sigma_x, sigma_y =

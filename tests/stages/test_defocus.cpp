@@ -131,16 +131,7 @@ TEST(Defocus, IsWithinALevelOfCvFilter2D) {
   EXPECT_LE(static_cast<double>(differing), 0.01 * static_cast<double>(total));
 }
 
-double ks_uniform(std::vector<double> v, double lo, double hi) {
-  std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  double d = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double f = (v[i] - lo) / (hi - lo);
-    d = std::max({d, f - i / n, (i + 1) / n - f});
-  }
-  return d;
-}
+using testing::ks_uniform;
 
 TEST(Defocus, DrawsAreAlbumentations) {
   // Albumentations: radius = randint(3, 10) inclusive, alias_blur = uniform(0.1, 0.5), p 0.5.

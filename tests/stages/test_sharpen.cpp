@@ -105,17 +105,7 @@ TEST(Sharpen, EqualsCvFilter2DOnPhotographsAndOddSizes) {
       }
 }
 
-// Kolmogorov-Smirnov distance of `v` from the uniform distribution on [lo, hi].
-double ks_uniform(std::vector<double> v, double lo, double hi) {
-  std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  double d = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double f = (v[i] - lo) / (hi - lo);
-    d = std::max({d, f - i / n, (i + 1) / n - f});
-  }
-  return d;
-}
+using testing::ks_uniform;
 
 TEST(Sharpen, DrawsAreUniformOverAlbumentationsRanges) {
   // Albumentations: alpha = uniform(0.2, 0.5), then lightness = uniform(0.5, 1.0), p 0.5.

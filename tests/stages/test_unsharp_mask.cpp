@@ -159,16 +159,7 @@ TEST(UnsharpMask, DiffersFromAlbumentationsCvGaussianBlurInRareValues) {
   EXPECT_LE(static_cast<double>(differing), 2e-4 * static_cast<double>(total));
 }
 
-double ks_uniform(std::vector<double> v, double lo, double hi) {
-  std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  double d = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double f = (v[i] - lo) / (hi - lo);
-    d = std::max({d, f - i / n, (i + 1) / n - f});
-  }
-  return d;
-}
+using testing::ks_uniform;
 
 TEST(UnsharpMask, DrawsAreAlbumentations) {
   // Albumentations: k = randrange(3, 8, 2), sigma = uniform(0, 0), alpha = uniform(0.2, 0.5), p 0.5.

@@ -149,16 +149,7 @@ TEST(ZoomBlur, FactorsAreNumPysArange) {
   EXPECT_EQ(p.at("zooms").get<int>(), 1);
 }
 
-double ks_uniform(std::vector<double> v, double lo, double hi) {
-  std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  double d = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double f = (v[i] - lo) / (hi - lo);
-    d = std::max({d, f - i / n, (i + 1) / n - f});
-  }
-  return d;
-}
+using testing::ks_uniform;
 
 TEST(ZoomBlur, DrawsAreAlbumentations) {
   // 2.x: st = U(0.01, 0.03), m = max(1 + st, U(1, 1.31)), p 0.5. Where m > 1 + st it is uniform

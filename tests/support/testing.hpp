@@ -1,6 +1,7 @@
 // Helpers shared by the tests: images, comparisons, temporary folders and the CLI binary.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -79,5 +80,18 @@ std::string read_text(const fs::path& p);
 void write_text(const fs::path& p, const std::string& text);
 // Every regular file under `dir`, relative and sorted.
 std::vector<std::string> list_files(const fs::path& dir);
+
+// Kolmogorov-Smirnov distance of the sample `v` from the uniform distribution on [lo, hi] (the
+// draw tests compare it with c / sqrt(n)).
+inline double ks_uniform(std::vector<double> v, double lo, double hi) {
+  std::sort(v.begin(), v.end());
+  const double n = static_cast<double>(v.size());
+  double d = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double f = (v[i] - lo) / (hi - lo);
+    d = std::max({d, f - i / n, (i + 1) / n - f});
+  }
+  return d;
+}
 
 }  // namespace aug::testing
