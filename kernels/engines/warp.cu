@@ -26,6 +26,13 @@ AUG_HD std::int32_t round_clamped(double v) {
   return static_cast<std::int32_t>(rne(t));
 }
 
+// cvRound(float) on x86-64 (cvtss2si): round half to even; NaN or a result outside the int range
+// gives INT_MIN.
+AUG_HD std::int32_t round_float(float v) {
+  if (!(v >= -2147483648.f && v < 2147483648.f)) return static_cast<std::int32_t>(-2147483647 - 1);
+  return static_cast<std::int32_t>(rne(v));  // |v| < 2^31 and a float there is an integer already
+}
+
 // The border value as OpenCV's saturate_cast<T>(double) (for finite values in range).
 template <class T>
 AUG_HD T fill_value(double v) {
@@ -69,6 +76,24 @@ struct WarpBody {
   // 5-bit fractions packed as fy * 32 + fx.
   AUG_HD void source(int x, int y, int& sx, int& sy, int& f) const {
     const bool nearest = a.interp == kWarpNearest;
+    if (a.maps != kWarpNoMaps) {
+      const bool full = a.maps == kWarpFullMaps;
+      const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(out.width) + static_cast<std::size_t>(x);
+      const float mx = a.map_x[full ? i : static_cast<std::size_t>(x)];
+      const float my = a.map_y[full ? i : static_cast<std::size_t>(y)];
+      if (nearest) {
+        sx = sat_i16(round_float(mx));
+        sy = sat_i16(round_float(my));
+        f = 0;
+        return;
+      }
+      const std::int32_t X = round_float(mx * static_cast<float>(kWarpTabSize));
+      const std::int32_t Y = round_float(my * static_cast<float>(kWarpTabSize));
+      sx = sat_i16(X >> kWarpInterBits);
+      sy = sat_i16(Y >> kWarpInterBits);
+      f = (Y & (kWarpTabSize - 1)) * kWarpTabSize + (X & (kWarpTabSize - 1));
+      return;
+    }
     if (!a.perspective) {
       const std::int32_t* c = a.coords;
       const int w = out.width, h = out.height;
@@ -253,7 +278,9 @@ void warp(View<const T> in, View<T> out, const WarpArgs& a, const Exec& exec) {
   if (in.width <= 0 || in.height <= 0) throw KernelError("warp: empty input image");
   if (a.interp < kWarpNearest || a.interp > kWarpBicubic) throw KernelError("warp: unknown interpolation");
   if (a.border < kBorderConstant || a.border > kBorderWrap) throw KernelError("warp: unknown border");
-  if (!a.perspective && !a.coords) throw KernelError("warp: an affine warp needs its coordinate table");
+  if (a.maps < kWarpNoMaps || a.maps > kWarpSeparableMaps) throw KernelError("warp: unknown map mode");
+  if (a.maps != kWarpNoMaps && (!a.map_x || !a.map_y)) throw KernelError("warp: a remap needs both maps");
+  if (a.maps == kWarpNoMaps && !a.perspective && !a.coords) throw KernelError("warp: an affine warp needs its coordinate table");
   if (a.perspective && a.block_width < 1) throw KernelError("warp: block width must be positive");
   if (a.interp == kWarpBicubic && (std::is_same_v<T, std::uint8_t> ? !a.itab : !a.ftab))
     throw KernelError("warp: bicubic needs its weight table");

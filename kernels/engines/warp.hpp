@@ -17,6 +17,11 @@
 //                nearest:   W = W ? 1/W : 0;  sx = sat_i16(RNE(clamp_i32((X0 + m0*x1)*W)))
 //                otherwise: W = W ? 32/W : 0; X = RNE(clamp_i32((X0 + m0*x1)*W));
 //                           sx = sat_i16(X >> 5), fx = X & 31.
+//   maps:        cv::remap with two CV_32FC1 maps (map_x, map_y: the input position of each output
+//                pixel; `maps` 2 gives one map_x per column and one map_y per row, i.e. the meshgrid
+//                of the two): nearest: sx = sat_i16(R(map_x)); otherwise X = R(map_x * 32.f) (binary32
+//                product), sx = sat_i16(X >> 5), fx = X & 31, where R is cvRound of a float on x86-64
+//                (RNE; INT_MIN for NaN or a result outside the int range).
 // Sampling (cv::remap with those maps; `fill` is cval, per channel, saturated to the sample type):
 //   nearest:  the pixel (sx, sy) when inside; otherwise fill (Constant), the clamped pixel
 //             (Replicate) or the pixel at cv::borderInterpolate(sx), (sy) (other borders).
@@ -54,6 +59,8 @@
 namespace aug::k {
 
 enum WarpInterpMode : std::int32_t { kWarpNearest = 0, kWarpBilinear = 1, kWarpBicubic = 2 };
+// Where the source positions come from: the matrix, or float maps (full, or one per column and row).
+enum WarpMapMode : std::int32_t { kWarpNoMaps = 0, kWarpFullMaps = 1, kWarpSeparableMaps = 2 };
 constexpr int kWarpInterBits = 5;
 constexpr int kWarpTabSize = 1 << kWarpInterBits;  // 32 sub-pixel positions per axis
 constexpr int kWarpAbBits = 10;                    // affine coordinate fixed point
@@ -62,7 +69,7 @@ constexpr int kWarpCoefBits = 15;                  // 8-bit interpolation weight
 // Everything the kernel needs, passed by value. Pointers are device-resident tables (from
 // KernelContext::table) or null.
 struct WarpArgs {
-  AUG_FIELDS(WarpArgs, m, perspective, interp, border, block_width, fill, coords, itab, ftab)
+  AUG_FIELDS(WarpArgs, m, perspective, interp, border, block_width, fill, coords, itab, ftab, maps, map_x, map_y)
   double m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // inverse map: output pixel -> input pixel, row-major
   std::int32_t perspective = 0;               // 0: affine (uses `coords`), 1: per-pixel double
   std::int32_t interp = kWarpBilinear;        // WarpInterpMode
@@ -74,6 +81,11 @@ struct WarpArgs {
   // Bicubic: [1024][16] weights, int16 for 8-bit images, float for 16-bit and float images.
   const std::int16_t* itab = nullptr;
   const float* ftab = nullptr;
+  // Maps (WarpMapMode; the matrix is unused then): full, out_w x out_h each, row-major; separable,
+  // map_x[out_w] and map_y[out_h].
+  std::int32_t maps = kWarpNoMaps;
+  const float* map_x = nullptr;
+  const float* map_y = nullptr;
 };
 static_assert(std::is_trivially_copyable_v<WarpArgs>, "WarpArgs is copied to the device by value");
 

@@ -66,6 +66,16 @@ std::string TransformReader::interpolation(const char* key) const {
   }
 }
 
+std::string TransformReader::warp_interpolation(const char* key) const {
+  const std::string w = interpolation(key);
+  if (w == "area") {
+    note("INTER_AREA: cv2.warpAffine, cv2.warpPerspective and cv2.remap sample it as INTER_LINEAR; so does this "
+         "stage (bilinear)");
+    return "bilinear";
+  }
+  return w;
+}
+
 std::string TransformReader::border(int fallback) const {
   const char* key = first_of({"border_mode", "mode"});
   int v = fallback;

@@ -125,6 +125,13 @@ const std::vector<Signature>& signatures() {
        "mask_fill_value always_apply p",
        "ratio random_offset unit_size_range holes_number_xy shift_xy fill fill_mask p", 0.5},
       // Geometry.
+      {"GridDistortion", "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply p",
+       "num_steps distort_limit interpolation normalized mask_interpolation keypoint_remapping_method p border_mode "
+       "fill fill_mask",
+       0.5},
+      {"OpticalDistortion", "distort_limit shift_limit interpolation border_mode value mask_value always_apply p",
+       "distort_limit interpolation mask_interpolation mode keypoint_remapping_method p border_mode fill fill_mask",
+       0.5},
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
       {"LongestMaxSize", "max_size interpolation always_apply p",

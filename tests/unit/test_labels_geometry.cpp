@@ -92,6 +92,9 @@ const Case kCases[] = {
     {R"({"stage": "affine", "angle": [-20, 20], "translate": [0.1, 0.1], "scale": [0.8, 1.2], "shear": 10, "interpolation": "nearest"})", 0.93},
     {R"({"stage": "perspective", "distortion_scale": 0.4, "interpolation": "nearest"})", 0.93},
     {R"({"stage": "elastic", "kernel_size": 31, "sigma": 6, "alpha": [0.2, 0.2], "interpolation": "nearest", "p": 1})", 0.85},
+    {R"({"stage": "grid_distortion", "num_steps": 5, "distort_limit": [-0.3, 0.3], "interpolation": "nearest", "p": 1})", 0.95},
+    {R"({"stage": "grid_distortion", "num_steps": 3, "distort_limit": [-0.5, 0.5], "normalized": false, "interpolation": "nearest", "p": 1})", 0.95},
+    {R"({"stage": "optical_distortion", "distort_limit": [-0.8, 0.8], "interpolation": "nearest", "p": 1})", 0.95},
 };
 
 class LabelGeometry : public ::testing::TestWithParam<Case> {};

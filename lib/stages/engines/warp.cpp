@@ -191,7 +191,60 @@ void opencv_warp(const ImageRef& in, const ImageRef& out, const Warp& w) {
     cv::warpPerspective(as_mat(in), dst, cv::Mat(3, 3, CV_64F, m.data()), dst.size(), interp, border, fill);
 }
 
+void opencv_remap(const ImageRef& in, const ImageRef& out, const RemapField& f) {
+  cv::Mat mx, my;
+  if (f.separable) {
+    mx.create(f.out_height, f.out_width, CV_32F);
+    my.create(f.out_height, f.out_width, CV_32F);
+    for (int y = 0; y < f.out_height; ++y) {
+      std::copy(f.map_x.begin(), f.map_x.end(), mx.ptr<float>(y));
+      std::fill_n(my.ptr<float>(y), f.out_width, f.map_y[static_cast<std::size_t>(y)]);
+    }
+  } else {
+    mx = cv::Mat(f.out_height, f.out_width, CV_32F, const_cast<float*>(f.map_x.data()));
+    my = cv::Mat(f.out_height, f.out_width, CV_32F, const_cast<float*>(f.map_y.data()));
+  }
+  cv::Mat dst = as_mat(out);
+  cv::remap(as_mat(in), dst, mx, my, cv_warp_interpolation(f.interp), cv_border(f.border),
+            cv::Scalar(f.fill[0], f.fill[1], f.fill[2], f.fill[3]));
+}
+
 }  // namespace
+
+void run_remap(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const RemapField& f) {
+  if (f.out_width <= 0 || f.out_height <= 0)
+    throw std::invalid_argument("remap: the output size must be positive (got " + std::to_string(f.out_width) + "x" +
+                                std::to_string(f.out_height) + ")");
+  const Shape want{f.out_width, f.out_height, in.shape.channels, in.shape.dtype};
+  if (out.shape != want)
+    throw std::invalid_argument("remap: output is " + to_string(out.shape) + ", expected " + to_string(want));
+  if (in.shape.width <= 0 || in.shape.height <= 0) throw std::invalid_argument("remap: empty input image");
+  const std::size_t nx = f.separable ? static_cast<std::size_t>(f.out_width)
+                                     : static_cast<std::size_t>(f.out_width) * static_cast<std::size_t>(f.out_height);
+  const std::size_t ny = f.separable ? static_cast<std::size_t>(f.out_height) : nx;
+  if (f.map_x.size() != nx || f.map_y.size() != ny)
+    throw std::invalid_argument("remap: the maps do not match the output size");
+  for (double v : f.fill)
+    if (!std::isfinite(v)) throw std::invalid_argument("remap: the fill value is not finite");
+  // As run_warp: OpenCV where it computes exactly the kernel's arithmetic.
+  if (ctx.cpu() && (in.shape.dtype == DType::U8 || f.interp != Interp::Bicubic)) return opencv_remap(in, out, f);
+
+  k::WarpArgs a;
+  a.interp = interp_code(f.interp);
+  a.border = static_cast<std::int32_t>(f.border);
+  for (int c = 0; c < 4; ++c) a.fill[c] = f.fill[c];
+  a.maps = f.separable ? k::kWarpSeparableMaps : k::kWarpFullMaps;
+  a.map_x = ctx.table(f.map_x);
+  a.map_y = ctx.table(f.map_y);
+  if (f.interp == Interp::Bicubic) {
+    if (in.shape.dtype == DType::U8) a.itab = ctx.table(warp_bicubic_table_fixed());
+    else a.ftab = ctx.table(warp_bicubic_table_float());
+  }
+  with_sample_type(in.shape.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    k::warp<T>(in.view<const T>(), out.view<T>(), a, ctx.exec());
+  });
+}
 
 void run_warp(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const Warp& w) {
   if (w.out_width <= 0 || w.out_height <= 0)

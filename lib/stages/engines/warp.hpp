@@ -30,6 +30,21 @@ struct Warp {
   std::array<double, 4> fill{0, 0, 0, 0};
 };
 
+// A per-pixel map, as cv::remap takes it with two CV_32FC1 maps: output pixel (x, y) samples the
+// input at (map_x, map_y) (pixel centres at integers). Separable maps hold one map_x per output
+// column and one map_y per output row (the meshgrid of the two, as a grid distortion builds it).
+struct RemapField {
+  std::vector<float> map_x, map_y;
+  bool separable = false;
+  int out_width = 0, out_height = 0;
+  Interp interp = Interp::Bilinear;  // nearest, bilinear or bicubic
+  Border border = Border::Constant;
+  std::array<double, 4> fill{0, 0, 0, 0};  // as Warp::fill
+
+  float source_x(int x, int y) const { return separable ? map_x[x] : map_x[static_cast<std::size_t>(y) * out_width + x]; }
+  float source_y(int x, int y) const { return separable ? map_y[y] : map_y[static_cast<std::size_t>(y) * out_width + x]; }
+};
+
 // The last row is exactly (0, 0, 1).
 bool is_affine(const Warp& w);
 
@@ -53,5 +68,10 @@ const std::vector<float>& warp_bicubic_table_float();
 // Warps `in` into `out` (out: w.out_width x w.out_height, same channels and sample type) with the
 // kernels of `ctx`. Throws std::invalid_argument for a mismatched output, a non-finite matrix or fill.
 void run_warp(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const Warp& w);
+
+// Remaps `in` into `out` (f.out_width x f.out_height) through the field: with 8-bit images
+// cv::remap of OpenCV 4.6 with the two float maps, bit for bit. Throws std::invalid_argument for a
+// mismatched output or maps of the wrong size, or a non-finite fill.
+void run_remap(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const RemapField& f);
 
 }  // namespace aug

@@ -136,7 +136,7 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             s["angle"] = span(-rhi, -rlo);  // counter-clockwise there, clockwise here
             s["translate"] = ojson::array({fx, fy});
             s["scale"] = ojson::array({1 + slo, 1 + shi});
-            s["interpolation"] = t.interpolation();
+            s["interpolation"] = t.warp_interpolation();
             s["border"] = t.border(4);
             t.fill(s);
             t.mask_fill();
@@ -184,7 +184,7 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             if (rlo != -rhi) t.note("rotate range used as is: affine's angle is clockwise; check the direction");
             const auto [shx, shy] = axis_pair("shear", {0, 0}, true);
             s["shear"] = ojson::array({shx.first, shx.second, shy.first, shy.second});
-            s["interpolation"] = t.interpolation();
+            s["interpolation"] = t.warp_interpolation();
             s["border"] = t.border(0);
             t.fill(s);
             t.mask_fill();

@@ -1,0 +1,210 @@
+// optical_distortion: Albumentations' OpticalDistortion (camera mode): OpenCV's undistortion maps of
+// a camera with radial coefficients k1 = k2 = k, then the warp engine's remap (8-bit: cv::remap).
+#include <array>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/stages/geometry/remap_op.hpp"
+#include "lib/stages/geometry/warp_op.hpp"
+
+namespace aug {
+
+namespace optical_distortion_impl {
+namespace {
+
+const Param<NumberParam> kDistortLimit{{.name = "distort_limit",
+                                        .doc = "the radial coefficient k, drawn per image (Albumentations' "
+                                               "distort_limit d is [-d, d])",
+                                        .default_value = {-0.05, 0.05},
+                                        .random = true,
+                                        .min = Bound{-10},
+                                        .max = Bound{10}}};
+const Param<NumberParam> kShiftLimit{{.name = "shift_limit",
+                                      .doc = "Albumentations 1.x: the principal point's shift in pixels, drawn per "
+                                             "axis and rounded half to even (2.x has no shift)",
+                                      .default_value = 0.0,
+                                      .random = true,
+                                      .min = Bound{-4096},
+                                      .max = Bound{4096}}};
+const Choice<Interp> kInterpolation = warp_interpolation_param();
+const Choice<Border> kBorder = warp_border_param();
+const Param<std::vector<double>> kFill = fill_param();
+
+// Albumentations' camera model: fx = W, fy = H, principal point (W/2 + dx, H/2 + dy), distortion
+// (k, k, 0, 0, 0), all float32, through cv::initUndistortRectifyMap's arithmetic without a
+// rectification and with OpenCV's default new camera matrix (the same focal lengths, the principal
+// point moved to ((W-1)/2, (H-1)/2)): for output pixel (j, i), in double,
+//   (X, Y, Z) = inv(new camera) (j, i, 1)   (cv::invert's 3x3 cofactor form)
+//   x = X / Z, y = Y / Z, r2 = x x + y y, kr = 1 + (k r2 + k) r2
+//   map_x = fx (x kr) + cx, map_y = fy (y kr) + cy, stored as float32.
+void camera_maps(RemapField& f, float k, double dx, double dy) {
+  const int w = f.out_width, h = f.out_height;
+  const double fx = static_cast<float>(w), fy = static_cast<float>(h);
+  const double cx = static_cast<float>(w / 2.0 + dx), cy = static_cast<float>(h / 2.0 + dy);
+  const double k1 = k, k2 = k;
+  // The new camera matrix and its inverse as cv::invert computes a 3x3 one (DECOMP_LU).
+  const double m[9] = {fx, 0, (w - 1) * 0.5, 0, fy, (h - 1) * 0.5, 0, 0, 1};
+  auto M = [&](int r, int c) { return m[r * 3 + c]; };
+  double det = M(0, 0) * (M(1, 1) * M(2, 2) - M(1, 2) * M(2, 1)) - M(0, 1) * (M(1, 0) * M(2, 2) - M(1, 2) * M(2, 0)) +
+               M(0, 2) * (M(1, 0) * M(2, 1) - M(1, 1) * M(2, 0));
+  det = 1.0 / det;
+  const double ir[9] = {(M(1, 1) * M(2, 2) - M(1, 2) * M(2, 1)) * det, (M(0, 2) * M(2, 1) - M(0, 1) * M(2, 2)) * det,
+                        (M(0, 1) * M(1, 2) - M(0, 2) * M(1, 1)) * det, (M(1, 2) * M(2, 0) - M(1, 0) * M(2, 2)) * det,
+                        (M(0, 0) * M(2, 2) - M(0, 2) * M(2, 0)) * det, (M(0, 2) * M(1, 0) - M(0, 0) * M(1, 2)) * det,
+                        (M(1, 0) * M(2, 1) - M(1, 1) * M(2, 0)) * det, (M(0, 1) * M(2, 0) - M(0, 0) * M(2, 1)) * det,
+                        (M(0, 0) * M(1, 1) - M(0, 1) * M(1, 0)) * det};
+  const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  f.separable = false;
+  f.map_x.resize(n);
+  f.map_y.resize(n);
+  for (int i = 0; i < h; ++i) {
+    const double X0 = i * ir[1] + ir[2], Y0 = i * ir[4] + ir[5], Z0 = i * ir[7] + ir[8];
+    float* mx = f.map_x.data() + static_cast<std::size_t>(i) * w;
+    float* my = f.map_y.data() + static_cast<std::size_t>(i) * w;
+    for (int j = 0; j < w; ++j) {
+      const double X = j * ir[0] + X0, Y = j * ir[3] + Y0, Z = j * ir[6] + Z0;
+      const double iz = 1.0 / Z, x = X * iz, y = Y * iz;
+      const double r2 = x * x + y * y;
+      const double kr = 1 + (k2 * r2 + k1) * r2;
+      mx[j] = static_cast<float>(fx * (x * kr) + cx);
+      my[j] = static_cast<float>(fy * (y * kr) + cy);
+    }
+  }
+}
+
+const StageSpec& optical_distortion_spec() {
+  static const StageSpec spec{
+      .name = "optical_distortion",
+      .family = "geometry",
+      .summary = "Lens distortion (Albumentations OpticalDistortion, camera mode): OpenCV's undistortion maps of a "
+                 "camera with radial coefficients k1 = k2 = k; 8-bit equals cv::remap with the same maps.",
+      .notes = {"As Albumentations: k = U(distort_limit) per image; the camera matrix [[W, 0, W/2 + dx], [0, H, H/2 "
+                "+ dy], [0, 0, 1]] and the coefficients (k, k, 0, 0, 0) in float32; the maps follow "
+                "cv::initUndistortRectifyMap's formula (computed once on the host, in double, stored as float32), "
+                "sampled by cv::remap's arithmetic. dx and dy are 1.x's shift (round(U(shift_limit)) per axis), 0 by "
+                "default as in 2.x. 2.x's `fisheye` mode is not available.",
+                "Labels move through the map (points through its inverse, boxes from the moved outline), masks are "
+                "sampled nearest through the same map on the run's device."},
+      .params = {kDistortLimit, kShiftLimit, kInterpolation, kBorder, kFill},
+      .default_p = 0.5,
+      .tolerance = {.reason = "the maps are built once on the host; integer images: cv::remap's fixed-point "
+                              "arithmetic; float images: the same binary32 operations in the same order"},
+      .example = {{"stage", "optical_distortion"}, {"distort_limit", {-0.05, 0.05}}, {"p", 0.5}},
+      .cases = {R"({"distort_limit": [-0.05, 0.05]})",
+                R"({"distort_limit": [-0.6, 0.6], "interpolation": "nearest", "border": "reflect101"})",
+                R"({"distort_limit": 0.3, "shift_limit": [-20, 20], "border": "replicate"})",
+                R"({"distort_limit": -0.4, "interpolation": "bicubic", "fill": [255, 128, 0]})",
+                R"({"distort_limit": [-1, 1], "border": "wrap"})"},
+      .no_identity = "k = 0 still moves the image by half a pixel: OpenCV's default new camera matrix puts the "
+                     "principal point at ((W-1)/2, (H-1)/2), the distortion's at (W/2, H/2)",
+      .bench = {R"({})", R"({"distort_limit": 0.5, "interpolation": "nearest"})"},
+      .arithmetic = R"md(
+Albumentations' **OpticalDistortion** in its `camera` mode; `p` 0.5, border constant (1.x:
+reflect101, which the importer sets for 1.x pipelines).
+
+- **Draws**: `k = U(distort_limit)`, then (1.x) `dx = round(U(shift_limit))`, `dy = round(U(shift_limit))`
+  (half to even; 0 when `shift_limit` is 0, the default, as in 2.x).
+- **Maps**: the formula of `cv::initUndistortRectifyMap(K, D, none, none, (W, H), CV_32FC1)`, which
+  Albumentations calls, with `K = [[W, 0, W/2 + dx], [0, H, H/2 + dy], [0, 0, 1]]` and
+  `D = (k, k, 0, 0, 0)`, both float32. With no new camera matrix OpenCV uses K with the principal
+  point moved to `((W-1)/2, (H-1)/2)`; its inverse `ir` is `cv::invert`'s 3x3 cofactor form. For
+  output pixel `(j, i)`, in double: `X = j ir0 + (i ir1 + ir2)` (Y, Z likewise with ir3..5, ir6..8),
+  `x = X (1/Z)`, `y = Y (1/Z)`, `r2 = x x + y y`, `kr = 1 + (k r2 + k) r2`,
+  `map_x = fx (x kr) + cx`, `map_y = fy (y kr) + cy`, stored as float32. OpenCV steps X along a row
+  by repeated addition (and may vectorise it), so its maps can differ from these in the last bit of
+  a float; k = 0 is not the identity (a half-pixel shift, as in Albumentations). The maps are built
+  on the host once per image and used by every backend.
+- **Sampling**: the [warp engine](../arithmetic.md#warp-engine)'s remap, so 8-bit outputs equal
+  `cv::remap` with these maps.
+- The manifest records `k`, `dx`, `dy`, and `interpolation`, `border`, `fill`.
+)md",
+      .imports = {{.name = "OpticalDistortion",
+                   .how = "distort_limit d as [-d, d], shift_limit (1.x) s as [-s, s], interpolation, border_mode "
+                          "(1.x default reflect101), value / fill; mode camera only",
+                   .convert = [](const TransformReader& t) {
+                     if (t.has("mode") && t.saved().at("mode").is_string() &&
+                         t.saved().at("mode").get<std::string>() != "camera")
+                       t.fail("mode \"" + t.saved().at("mode").get<std::string>() +
+                              "\" is not available (optical_distortion has the camera mode)");
+                     const bool v2 = t.has("fill") || t.has("fill_mask");
+                     ojson s{{"stage", "optical_distortion"}};
+                     const auto [lo, hi] = t.limit("distort_limit", {-0.05, 0.05}, true);
+                     s["distort_limit"] = ojson::array({lo, hi});
+                     if (!v2 && t.has("shift_limit")) {
+                       const auto [slo, shi] = t.limit("shift_limit", {-0.05, 0.05}, true);
+                       s["shift_limit"] = ojson::array({slo, shi});
+                     }
+                     s["interpolation"] = t.warp_interpolation();
+                     // `mode` is also 1.x's name for the border; only a number is a border there.
+                     if (t.has("border_mode") || (t.has("mode") && t.saved().at("mode").is_number()))
+                       s["border"] = t.border(v2 ? 0 : 4);
+                     else
+                       s["border"] = v2 ? "constant" : "reflect101";
+                     t.fill(s);
+                     t.mask_fill();
+                     return s;
+                   }}},
+      .counterpart = {.call = "cv::remap",
+                      .how = "the maps of the recorded k, dx, dy (cv::initUndistortRectifyMap's formula, built by a "
+                             "plain loop), interpolation, border and fill",
+                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
+                        const float k = m.at("k").get<float>();
+                        const double dx = m.at("dx").get<double>(), dy = m.at("dy").get<double>();
+                        const std::vector<double> f = m.at("fill").get<std::vector<double>>();
+                        cv::Scalar fill;
+                        for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
+                        const int interp = cv_warp_interpolation(interp_words().parse(m.at("interpolation").get<std::string>()));
+                        const int border = cv_border(m.at("border").get<std::string>());
+                        return [&dst, src, k, dx, dy, interp, border, fill] {
+                          RemapField r;
+                          r.out_width = src.cols;
+                          r.out_height = src.rows;
+                          camera_maps(r, k, dx, dy);
+                          const cv::Mat mx(src.rows, src.cols, CV_32F, r.map_x.data());
+                          const cv::Mat my(src.rows, src.cols, CV_32F, r.map_y.data());
+                          cv::remap(src, dst, mx, my, interp, border, fill);
+                        };
+                      }},
+  };
+  return spec;
+}
+
+class OpticalDistortion final : public Stage {
+ public:
+  explicit OpticalDistortion(const StageConfig& c)
+      : limit_(c.get(kDistortLimit)),
+        shift_(c.get(kShiftLimit)),
+        interp_(c.get(kInterpolation)),
+        border_(c.get(kBorder)),
+        fill_(warp_fill(c.get(kFill))) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const float k = static_cast<float>(limit_.sample(d));  // float32, as Albumentations' coefficient array
+    const double dx = std::nearbyint(shift_.sample(d)), dy = std::nearbyint(shift_.sample(d));
+    RemapField f;
+    f.out_width = in.width;
+    f.out_height = in.height;
+    f.interp = interp_.sample(d);
+    f.border = border_.sample(d);
+    f.fill = fill_;
+    auto maps = std::make_shared<const FieldMaps>([k, dx, dy](RemapField& r) { camera_maps(r, k, dx, dy); });
+    return std::make_unique<RemapOp>(in, f, std::move(maps), nlohmann::json{{"k", k}, {"dx", dx}, {"dy", dy}});
+  }
+
+ private:
+  NumberParam limit_, shift_;
+  Drawn<Interp> interp_;
+  Drawn<Border> border_;
+  std::array<double, 4> fill_;
+};
+
+}  // namespace
+}  // namespace optical_distortion_impl
+
+StageType optical_distortion_stage() {
+  return stage_type<optical_distortion_impl::OpticalDistortion>(&optical_distortion_impl::optical_distortion_spec);
+}
+
+}  // namespace aug
