@@ -32,15 +32,12 @@ const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
       {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
-      {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
-      {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
       {"RandomFog", "gaussian_illumination", ""},
       {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},
-      {"RandomCropFromBorders", "crop", "cuts a drawn fraction from each border"},
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
       {"IAAPiecewiseAffine", "elastic", ""},

@@ -151,6 +151,12 @@ const std::vector<Signature>& signatures() {
        "min_height min_width pad_height_divisor pad_width_divisor position border_mode fill fill_mask p", 1.0},
       {"Rotate", "limit interpolation border_mode value mask_value rotate_method crop_border always_apply p",
        "limit interpolation border_mode rotate_method crop_border mask_interpolation fill fill_mask p", 0.5},
+      {"SafeRotate", "limit interpolation border_mode value mask_value always_apply p",
+       "limit interpolation border_mode rotate_method mask_interpolation fill fill_mask p", 0.5},
+      {"RandomSizedCrop", "min_max_height height width w2h_ratio interpolation always_apply p",
+       "min_max_height size w2h_ratio interpolation mask_interpolation area_for_downscale p", 1.0},
+      {"RandomCropFromBorders", "crop_left crop_right crop_top crop_bottom always_apply p",
+       "crop_left crop_right crop_top crop_bottom p", 1.0},
       {"ShiftScaleRotate",
        "shift_limit scale_limit rotate_limit interpolation border_mode value mask_value shift_limit_x shift_limit_y "
        "rotate_method always_apply p",
