@@ -30,7 +30,6 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
       {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
@@ -46,7 +45,6 @@ const std::vector<Missing>& not_available() {
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
       {"IAAPiecewiseAffine", "elastic", ""},
-      {"IAAPerspective", "perspective", "imgaug's corner draws"},
       {"IAAAffine", "affine", ""},
       {"IAASuperpixels", nullptr, "superpixel replacement"},
       {"FDA", nullptr, "it needs other images (a reference set)"},

@@ -91,6 +91,8 @@ const Case kCases[] = {
     {R"({"stage": "rotate", "angle": -70, "expand": true, "interpolation": "nearest"})", 0.95},
     {R"({"stage": "affine", "angle": [-20, 20], "translate": [0.1, 0.1], "scale": [0.8, 1.2], "shear": 10, "interpolation": "nearest"})", 0.93},
     {R"({"stage": "perspective", "distortion_scale": 0.4, "interpolation": "nearest"})", 0.93},
+    {R"({"stage": "perspective", "scale": [0.05, 0.1], "interpolation": "nearest"})", 0.93},
+    {R"({"stage": "perspective", "scale": 0.1, "keep_size": false, "fit_output": true, "interpolation": "nearest"})", 0.93},
     {R"({"stage": "elastic", "kernel_size": 31, "sigma": 6, "alpha": [0.2, 0.2], "interpolation": "nearest", "p": 1})", 0.85},
 };
 
