@@ -39,8 +39,6 @@ const std::vector<Missing>& not_available() {
       {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
-      {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
-      {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"RandomCropFromBorders", "crop", "cuts a drawn fraction from each border"},
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).

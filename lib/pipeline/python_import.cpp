@@ -62,6 +62,8 @@ const std::vector<Signature>& signatures() {
       {"Flip", "always_apply p", "-", 0.5},
       {"Transpose", "always_apply p", "p", 0.5},
       {"RandomRotate90", "always_apply p", "p", 0.5},
+      {"D4", "always_apply p", "p", 1.0},
+      {"SquareSymmetry", "-", "p", 1.0},
       {"InvertImg", "always_apply p", "p", 0.5},
       {"ChannelShuffle", "always_apply p", "p", 0.5},
       {"ToSepia", "always_apply p", "p", 0.5},

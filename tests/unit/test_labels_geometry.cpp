@@ -83,6 +83,7 @@ const Case kCases[] = {
     {R"({"stage": "flip", "direction": "both"})", 0.999},
     {R"({"stage": "rotate90", "k": 1})", 0.999},
     {R"({"stage": "rotate90", "k": 3, "transpose": true})", 0.999},
+    {R"({"stage": "d4"})", 0.999},
     {R"({"stage": "crop", "size": [100, 70], "position": "random", "padding": 9})", 0.999},
     {R"({"stage": "pad", "padding": [3, 5, 7, 11]})", 0.999},
     {R"({"stage": "resize", "size": [97, 211], "interpolation": "bilinear"})", 0.95},
