@@ -30,18 +30,14 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomFog", "gaussian_illumination", ""},
       {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
-      {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
-      {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
       {"IAAPiecewiseAffine", "elastic", ""},
-      {"IAAPerspective", "perspective", "imgaug's corner draws"},
       {"IAAAffine", "affine", ""},
       {"IAASuperpixels", nullptr, "superpixel replacement"},
       {"FDA", nullptr, "it needs other images (a reference set)"},

@@ -62,6 +62,8 @@ const std::vector<Signature>& signatures() {
       {"Flip", "always_apply p", "-", 0.5},
       {"Transpose", "always_apply p", "p", 0.5},
       {"RandomRotate90", "always_apply p", "p", 0.5},
+      {"D4", "always_apply p", "p", 1.0},
+      {"SquareSymmetry", "-", "p", 1.0},
       {"InvertImg", "always_apply p", "p", 0.5},
       {"ChannelShuffle", "always_apply p", "p", 0.5},
       {"ToSepia", "always_apply p", "p", 0.5},
@@ -163,6 +165,9 @@ const std::vector<Signature>& signatures() {
        "shift_limit scale_limit rotate_limit interpolation border_mode shift_limit_x shift_limit_y rotate_method "
        "mask_interpolation fill fill_mask p",
        0.5},
+      {"Perspective", "scale keep_size pad_mode pad_val mask_pad_val fit_output interpolation always_apply p",
+       "scale keep_size fit_output interpolation mask_interpolation border_mode fill fill_mask p", 0.5},
+      {"IAAPerspective", "scale keep_size always_apply p", "-", 0.5},
       {"Affine",
        "scale translate_percent translate_px rotate shear interpolation mask_interpolation cval cval_mask mode "
        "fit_output keep_ratio rotate_method always_apply p",

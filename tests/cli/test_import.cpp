@@ -171,10 +171,9 @@ TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
             "a.json: transform/transforms/0: fit_output true has no stage equivalent");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Rotate", "limit": "x"})")),
             "a.json: transform/transforms/0: \"limit\" must be a number or a pair of numbers, not \"x\"");
-  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Perspective"}, {"__class_fullname__": "Fancy"})")),
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Mosaic"}, {"__class_fullname__": "Fancy"})")),
             "a.json: 2 transform(s) augment does not have; replace or remove them and import again:\n"
-            "  transform/transforms/0: Perspective (closest stage: perspective; moves the corners by normal draws; "
-            "perspective draws torchvision's way)\n"
+            "  transform/transforms/0: Mosaic (no close stage: it needs other images)\n"
             "  transform/transforms/1: Fancy (no close stage)");
   // A value out of a stage's range is caught when the imported pipeline is loaded.
   testing::TempDir dir;
