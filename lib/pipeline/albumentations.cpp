@@ -36,8 +36,6 @@ const std::vector<Missing>& not_available() {
       {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
       {"GridDistortion", "elastic", ""},
       {"OpticalDistortion", "elastic", ""},
-      {"RandomFog", "gaussian_illumination", ""},
-      {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
