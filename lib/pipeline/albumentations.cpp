@@ -31,8 +31,6 @@ struct Missing {
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
       {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
-      {"RandomFog", "gaussian_illumination", ""},
-      {"RandomShadow", "gaussian_illumination", ""},
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       {"PiecewiseAffine", "elastic", ""},

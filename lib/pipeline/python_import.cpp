@@ -126,6 +126,10 @@ const std::vector<Signature>& signatures() {
        "ratio unit_size_min unit_size_max holes_number_x holes_number_y shift_x shift_y random_offset fill_value "
        "mask_fill_value always_apply p",
        "ratio random_offset unit_size_range holes_number_xy shift_xy fill fill_mask p", 0.5},
+      // Weather.
+      {"RandomFog", "fog_coef_lower fog_coef_upper alpha_coef always_apply p", "alpha_coef fog_coef_range p", 0.5},
+      {"RandomShadow", "shadow_roi num_shadows_lower num_shadows_upper shadow_dimension always_apply p",
+       "shadow_roi num_shadows_limit shadow_dimension shadow_intensity_range p", 0.5},
       // Geometry.
       {"GridDistortion", "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply p",
        "num_steps distort_limit interpolation normalized mask_interpolation keypoint_remapping_method p border_mode "

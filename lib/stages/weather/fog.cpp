@@ -1,0 +1,232 @@
+// fog: Albumentations' RandomFog (docs/stages/weather.md#fog).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <opencv2/imgproc.hpp>
+
+#include "kernels/weather/fog.hpp"
+#include "lib/io/cv_bridge.hpp"
+#include "lib/stages/engines/resample.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace fog_impl {
+namespace {
+
+const Param<NumberParam> kFogCoef{{.name = "fog_coef",
+                                   .doc = "fog intensity f; [lo, hi] draws one per image",
+                                   .default_value = {0.3, 1.0},
+                                   .random = true,
+                                   .min = Bound{0},
+                                   .max = Bound{1}}};
+const Param<NumberParam> kAlphaCoef{{.name = "alpha_coef",
+                                     .doc = "transparency of each fog particle: each blends white at alpha_coef * f",
+                                     .default_value = 0.08,
+                                     .min = Bound{0},
+                                     .max = Bound{1}}};
+
+const StageSpec& fog_spec() {
+  static const StageSpec spec{
+      .name = "fog",
+      .family = "weather",
+      .summary = "Veil the image in fog: white particles blended in, then a Gaussian blur (Albumentations RandomFog).",
+      .notes = {"As Albumentations 2.x's RandomFog on 8-bit values, with the stage's draws: the intensity f, "
+                "particles drawn in shrinking regions around the centre, each a filled circle of white blended at "
+                "alpha_coef * f as cv::addWeighted blends it, then cv::GaussianBlur with a kernel of "
+                "max(3, min(H, W) // 30) made odd. 16-bit and float images are quantised to 8 bits and given back "
+                "(Albumentations' uint8_io). Labels are not moved. Albumentations' default p is 0.5, this "
+                "stage's too."},
+      .params = {kFogCoef, kAlphaCoef},
+      .channels = {1, 3},
+      .default_p = 0.5,
+      .tolerance = {.f32 = 0,
+                    .reason = "the circles and the blend table are computed once on the host; the blur is the "
+                              "separable engine's integer arithmetic on 8-bit values"},
+      .example = {{"stage", "fog"}, {"fog_coef", {0.3, 0.6}}},
+      .cases = {R"({})", R"({"fog_coef": [0.05, 0.2], "alpha_coef": 0.3})", R"({"fog_coef": 1, "alpha_coef": 0.5})"},
+      .no_identity = "the final Gaussian blur runs on every image, even without particles",
+      .bench = {R"({})", R"({"fog_coef": 0.3})"},
+      .arithmetic = R"md(
+Albumentations 2.x's **RandomFog** (its defaults: `fog_coef_range` (0.3, 1), `alpha_coef` 0.08,
+`p` 0.5) on 8-bit values, with the stage's draws in Albumentations' order.
+
+- **Draws**: `f = uniform(fog_coef)`; `region = max(1, int(W // 3 * f))`; the centre
+  `cx = int((W - 1) / 2)`, `cy = int((H - 1) / 2)`; with `cw = W`, `ch = H`, for at most 10 rounds while
+  `cw > region` and `ch > region`: `int(cw * ch / region^2 * f * 10)` particles (double, in that order),
+  each `x = integer(cx - cw // 2, cx + cw // 2)` then `y = integer(cy - ch // 2, cy + ch // 2)`
+  (inclusive); then `cw = int(cw * 0.9)`, `ch = int(ch * 0.9)`. Then one radius per particle, an
+  integer in `[max(1, R // 2), R)` with `R = max(2, int(min(H, W) * 0.1 * f))`. The manifest records
+  `f`, the particle count and the blur's kernel size.
+- **Particles**: Albumentations draws each particle as a filled white circle (`cv::circle`, thickness
+  -1, 8-connected) on a copy of the image and blends it back with
+  `cv::addWeighted(overlay, a, image, 1 - a, 0)`, `a = alpha_coef * f`. Outside the circle that
+  leaves every value as it was; inside, each value `v` becomes `blend(v)`: with `af = (float)a`,
+  `bf = (float)(1 - a)`, `blend(v) = sat(rne(fma(255, af, v * bf)))` in binary32 (OpenCV 4.6's SIMD
+  addWeighted: the product `v * bf` rounded to float, then one fused multiply-add). So the host
+  rasterises the circles (with `cv::circle` itself) into a count per pixel, and tabulates
+  `blend^n(q)` for every count `n` and 8-bit value `q`; the kernels look each value up.
+- **Blur**: `cv::GaussianBlur(k, k, sigma 0)`, `k = max(3, min(H, W) // 30)`, plus one when even,
+  REFLECT_101; the kernel is `cv::getGaussianKernel(k, 0)` (OpenCV's small fixed kernels up to 7) and
+  the 8-bit fixed-point arithmetic is gaussian_blur's. The CPU backend calls `cv::GaussianBlur`.
+- **Other types** (Albumentations' `uint8_io`): float `q = clamp(rint(v * 255), 0, 255)` (NaN 0),
+  given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray and RGB images
+  only (Albumentations would whiten and blur an alpha channel too).
+- Albumentations 1.x drew its particles differently (points along a shrinking frame, fixed radius
+  `max(W // 3 * f, 10) // 2`) and box-blurred; the importer maps its `fog_coef_lower/upper` onto the
+  2.x arithmetic.
+)md",
+      .imports = {{.name = "RandomFog",
+                   .how = "fog_coef_range (or fog_coef_lower/upper) is fog_coef, alpha_coef; 1.x's particles and "
+                          "box blur become 2.x's",
+                   .convert = [](const TransformReader& t) {
+                     ojson s{{"stage", "fog"}};
+                     if (t.has("fog_coef_range")) {
+                       const auto [lo, hi] = t.limit("fog_coef_range", {0.3, 1}, false);
+                       s["fog_coef"] = ojson::array({lo, hi});
+                     } else if (t.has("fog_coef_lower") || t.has("fog_coef_upper")) {
+                       s["fog_coef"] = ojson::array({t.number("fog_coef_lower", 0.3), t.number("fog_coef_upper", 1)});
+                       t.note("RandomFog (1.x): its particle draw and box blur become 2.x's");
+                     }
+                     s["alpha_coef"] = t.number("alpha_coef", 0.08);
+                     return s;
+                   }}},
+      .counterpart = {.none = "OpenCV has no fog call (Albumentations draws it with cv::circle, cv::addWeighted per "
+                              "particle and cv::GaussianBlur)"},
+  };
+  return spec;
+}
+
+struct Particle {
+  int x, y, r;
+};
+
+// OpenCV 4.6's 8-bit addWeighted(white, a, v, 1 - a, 0) of one value (its SIMD path): the product
+// v * bf rounded to binary32, then fma(255, af, product), rounded half to even, saturated. Both
+// steps are exact in double before the one rounding to float.
+int fog_blend(int v, float af, float bf) {
+  const float product = static_cast<float>(static_cast<double>(v) * static_cast<double>(bf));
+  const float sum = static_cast<float>(255.0 * static_cast<double>(af) + static_cast<double>(product));
+  const long r = std::lrint(sum);
+  return static_cast<int>(std::clamp<long>(r, 0, 255));
+}
+
+int fog_kernel_size(int width, int height) {
+  const int k = std::max(3, std::min(width, height) / 30);
+  return k % 2 == 0 ? k + 1 : k;
+}
+
+class FogOp final : public Op {
+ public:
+  FogOp(const Shape& s, double f, double alpha_coef, const std::vector<Particle>& particles)
+      : Op(s, s), f_(f), particles_(static_cast<int>(particles.size())), ksize_(fog_kernel_size(s.width, s.height)),
+        kernel_([this] {
+          const cv::Mat k = cv::getGaussianKernel(ksize_, 0, CV_64F);
+          return std::vector<double>(k.begin<double>(), k.end<double>());
+        }()) {
+    count_.assign(static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height), 0);
+    const cv::Rect image(0, 0, s.width, s.height);
+    int most = 0;
+    cv::Mat mask;
+    for (const Particle& p : particles) {
+      // cv::circle over the circle's bounding box: the same spans as over the whole image.
+      const cv::Rect box = cv::Rect(p.x - p.r, p.y - p.r, 2 * p.r + 1, 2 * p.r + 1) & image;
+      if (box.empty()) continue;
+      mask.create(box.height, box.width, CV_8U);
+      mask.setTo(0);
+      cv::circle(mask, cv::Point(p.x - box.x, p.y - box.y), p.r, cv::Scalar(255), cv::FILLED, cv::LINE_8);
+      for (int y = 0; y < box.height; ++y) {
+        const std::uint8_t* m = mask.ptr<std::uint8_t>(y);
+        std::uint16_t* c = count_.data() + static_cast<std::size_t>(y + box.y) * s.width + box.x;
+        for (int x = 0; x < box.width; ++x) {
+          c[x] = static_cast<std::uint16_t>(c[x] + (m[x] ? 1 : 0));
+          most = std::max<int>(most, c[x]);
+        }
+      }
+      if (most == 65535) break;  // not reached by the draws' counts
+    }
+    const double a = alpha_coef * f;
+    const float af = static_cast<float>(a), bf = static_cast<float>(1 - a);
+    table_.resize(static_cast<std::size_t>(most + 1) * 256);
+    for (int q = 0; q < 256; ++q) table_[q] = static_cast<std::uint8_t>(q);
+    for (int n = 1; n <= most; ++n)
+      for (int q = 0; q < 256; ++q)
+        table_[n * 256 + q] = static_cast<std::uint8_t>(fog_blend(table_[(n - 1) * 256 + q], af, bf));
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    const Shape s = in.shape;
+    const Shape s8{s.width, s.height, s.channels, DType::U8};
+    const ImageRef mid{ctx.scratch(s8.bytes()), s8, s8.row_bytes()};
+    k::FogArgs a;
+    a.count = ctx.table(count_);
+    a.table = ctx.table(table_);
+    with_sample_type(s.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      k::fog_particles(in.view<const T>(), mid.view<std::uint8_t>(), a, ctx.exec());
+    });
+    const ImageRef blurred = s.dtype == DType::U8 ? out : ImageRef{ctx.scratch(s8.bytes()), s8, s8.row_bytes()};
+    if (ctx.cpu()) {
+      cv::Mat dst = as_mat(blurred);
+      cv::GaussianBlur(as_mat(mid), dst, cv::Size(ksize_, ksize_), 0, 0, cv::BORDER_REFLECT_101 | cv::BORDER_ISOLATED);
+    } else {
+      run_separable(ctx, mid, blurred, blur_axis(s.width, kernel_, Border::Reflect101, DType::U8),
+                    blur_axis(s.height, kernel_, Border::Reflect101, DType::U8), blur_frac_bits(DType::U8));
+    }
+    if (s.dtype == DType::U16) k::fog_back(blurred.view<const std::uint8_t>(), out.view<std::uint16_t>(), ctx.exec());
+    if (s.dtype == DType::F32) k::fog_back(blurred.view<const std::uint8_t>(), out.view<float>(), ctx.exec());
+  }
+
+  nlohmann::json params() const override {
+    return {{kFogCoef.name, f_}, {"particles", particles_}, {"kernel_size", ksize_}};
+  }
+
+ private:
+  double f_;
+  int particles_;
+  int ksize_;
+  std::vector<double> kernel_;
+  std::vector<std::uint16_t> count_;
+  std::vector<std::uint8_t> table_;
+};
+
+class FogStage final : public Stage {
+ public:
+  explicit FogStage(const StageConfig& c) : coef_(c.get(kFogCoef)), alpha_(c.get(kAlphaCoef).lo) {}
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const int W = in.width, H = in.height;
+    const double f = coef_.sample(d);
+    const std::int64_t region = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(W / 3) * f));
+    const std::int64_t cx = (W - 1) / 2, cy = (H - 1) / 2;
+    std::int64_t cw = W, ch = H;
+    std::vector<Particle> particles;
+    for (int round = 0; round < 10 && cw > region && ch > region; ++round) {
+      const double area = static_cast<double>(cw * ch);
+      const auto n = static_cast<std::int64_t>(area / static_cast<double>(region * region) * f * 10);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto x = static_cast<int>(d.integer(cx - cw / 2, cx + cw / 2));
+        const auto y = static_cast<int>(d.integer(cy - ch / 2, cy + ch / 2));
+        particles.push_back({x, y, 0});
+      }
+      cw = static_cast<std::int64_t>(static_cast<double>(cw) * 0.9);
+      ch = static_cast<std::int64_t>(static_cast<double>(ch) * 0.9);
+    }
+    const std::int64_t R = std::max<std::int64_t>(2, static_cast<std::int64_t>(std::min(H, W) * 0.1 * f));
+    for (Particle& p : particles) p.r = static_cast<int>(d.integer(std::max<std::int64_t>(1, R / 2), R - 1));
+    return std::make_unique<FogOp>(in, f, alpha_, particles);
+  }
+
+ private:
+  NumberParam coef_;
+  double alpha_;
+};
+
+}  // namespace
+}  // namespace fog_impl
+
+StageType fog_stage() { return stage_type<fog_impl::FogStage>(&fog_impl::fog_spec); }
+
+}  // namespace aug
