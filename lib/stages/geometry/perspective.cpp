@@ -57,7 +57,7 @@ ojson albumentations_perspective(const TransformReader& t, bool imgaug) {
     return s;
   }
   s["fit_output"] = t.flag("fit_output", false);
-  s["interpolation"] = t.interpolation();
+  s["interpolation"] = t.warp_interpolation();
   if (t.has("pad_mode") || t.has("pad_val") || t.has("mask_pad_val")) {  // 1.x's names
     const nlohmann::json& m = t.has("pad_mode") ? t.saved().at("pad_mode") : nlohmann::json(0);
     if (!m.is_number_integer()) t.fail("\"pad_mode\" must be a cv2.BORDER_* code, not " + m.dump());

@@ -93,7 +93,7 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             const auto [lo, hi] = t.limit("limit", {-90, 90}, true);
             ojson s{{"stage", "safe_rotate"}};
             s["limit"] = span(lo, hi);
-            s["interpolation"] = t.interpolation();
+            s["interpolation"] = t.warp_interpolation();
             s["border"] = t.border(v2 ? 0 : 4);
             t.fill(s);
             t.mask_fill();
