@@ -1,9 +1,11 @@
 // unsharp_mask's host driver: rows streamed through rings of k rows (x, b, and the horizontal sums
 // of x and of the mask), so that each row is blurred, masked, blurred again and blended while it is
 // in cache. The sums are the kernels' (horizontal, then vertical; taps in order from +0, reflect101),
-// lane-wise in eight-lane vectors. With OpenCV's fixed kernels (sigma 0, k <= 7) every weight is a
-// multiple of 1/64: the mask's two blurs are then exact in binary32 whatever the order, equal to
-// integer sums over 4096, which the driver computes in 16-bit lanes.
+// lane-wise in eight-lane vectors, 64 lanes at a time (independent sums in flight). With OpenCV's
+// fixed kernels (sigma 0, k <= 7) every weight is a multiple of 1/64: the mask's two blurs are then
+// exact in binary32 whatever the order, equal to integer sums over 4096, which the driver computes
+// in 16-bit lanes. On an 8- or 16-bit image, where 32 soft weights in a row are all zero the output
+// is the input's values, the blend's exact value there (see blend_row_avx2).
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -17,10 +19,72 @@ namespace aug::k::cpu {
 namespace unsharp_mask_cpu_impl {
 namespace {
 
+// out[i] = sum_j w[j] * src(j)[i] in binary32, terms added in j order from 0: per lane, the
+// separable engine's weighted_sum (and the kernels' loops). Each lane's sum is a chain of dependent
+// additions; eight vectors (64 lanes) at a time keep enough chains in flight to hide their latency,
+// then 8 at a time, then one by one.
+template <class Src>
+[[gnu::always_inline]] inline void wide_sum(float* __restrict out, Src src, int n, const float* w, int taps) {
+  int i = 0;
+  for (; i + 64 <= n; i += 64) {
+    f8 a0 = {}, a1 = {}, a2 = {}, a3 = {}, a4 = {}, a5 = {}, a6 = {}, a7 = {};
+    for (int j = 0; j < taps; ++j) {
+      const float* p = src(j) + i;
+      f8 v0, v1, v2, v3, v4, v5, v6, v7;
+      load8(v0, p);
+      load8(v1, p + 8);
+      load8(v2, p + 16);
+      load8(v3, p + 24);
+      load8(v4, p + 32);
+      load8(v5, p + 40);
+      load8(v6, p + 48);
+      load8(v7, p + 56);
+      a0 = a0 + w[j] * v0;
+      a1 = a1 + w[j] * v1;
+      a2 = a2 + w[j] * v2;
+      a3 = a3 + w[j] * v3;
+      a4 = a4 + w[j] * v4;
+      a5 = a5 + w[j] * v5;
+      a6 = a6 + w[j] * v6;
+      a7 = a7 + w[j] * v7;
+    }
+    std::memcpy(out + i, &a0, sizeof a0);
+    std::memcpy(out + i + 8, &a1, sizeof a1);
+    std::memcpy(out + i + 16, &a2, sizeof a2);
+    std::memcpy(out + i + 24, &a3, sizeof a3);
+    std::memcpy(out + i + 32, &a4, sizeof a4);
+    std::memcpy(out + i + 40, &a5, sizeof a5);
+    std::memcpy(out + i + 48, &a6, sizeof a6);
+    std::memcpy(out + i + 56, &a7, sizeof a7);
+  }
+  for (; i + 8 <= n; i += 8) {
+    f8 acc = {};
+    for (int j = 0; j < taps; ++j) {
+      f8 x;
+      load8(x, src(j) + i);
+      acc = acc + w[j] * x;
+    }
+    std::memcpy(out + i, &acc, sizeof acc);
+  }
+  for (; i < n; ++i) {
+    float acc = 0.f;
+    for (int j = 0; j < taps; ++j) acc = acc + w[j] * src(j)[i];
+    out[i] = acc;
+  }
+}
+
+AUG_CLONES void wide_conv_row(float* out, const float* m, int n, const float* w, int taps, int step) {
+  wide_sum(out, [&](int j) { return m + j * step; }, n, w, taps);
+}
+
+AUG_CLONES void wide_sum_rows(float* out, const float* const* rows, int n, const float* w, int taps) {
+  wide_sum(out, [&](int j) { return rows[j]; }, n, w, taps);
+}
+
 // dst = the horizontal blur of one row (n = W * C values).
 void blur_row(float* dst, const float* src, int W, int C, const float* w, int k) {
   const int r = k / 2;
-  if (W > 2 * r) conv_row(dst + r * C, src, (W - 2 * r) * C, w, k, C);
+  if (W > 2 * r) wide_conv_row(dst + r * C, src, (W - 2 * r) * C, w, k, C);
   const int left = W > 2 * r ? r : W;  // the columns whose taps reach past an edge: [0, left) and [right, W)
   const int right = W > 2 * r ? W - r : W;
   for (int x = 0; x < W; x = x + 1 == left ? right : x + 1) {
@@ -179,17 +243,43 @@ template <class T>
   for (; i < n; ++i) x[i] = to_unit(s[i]);
 }
 
+// The soft weights of 32 lanes all zero (S = uint16: the exact path's 4096ths).
+[[gnu::target("avx2")]] inline bool zero32(const std::uint16_t* s) {
+  const __m256i v = _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)),
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16)));
+  return _mm256_testz_si256(v, v) != 0;
+}
+
 template <class T, class S>
-[[gnu::target("avx2")]] void blend_row_avx2(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
-  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), a = _mm256_set1_ps(alpha);
+[[gnu::target("avx2")]] inline void blend8_avx2(T* out, const float* x, const float* b, const S* s, __m256 a) {
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+  const __m256 xv = _mm256_loadu_ps(x), sv = soft8(s);
+  const __m256 r = _mm256_sub_ps(xv, _mm256_loadu_ps(b));
+  const __m256 sharp = _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(xv, _mm256_mul_ps(a, r))));
+  const __m256 o = _mm256_add_ps(_mm256_mul_ps(sharp, sv), _mm256_mul_ps(xv, _mm256_sub_ps(one, sv)));
+  store8(out, _mm256_min_ps(one, _mm256_max_ps(zero, o)));
+}
+
+// `in`: the input row. On the exact path of an 8- or 16-bit image, where 32 soft weights are all
+// zero the blend's values are the input's own: x = v / max is finite in [0, 1], so is sharp; then
+// sharp * 0 = +0, x * (1 - 0) = x, +0 + x = x, clamp01(x) = x, and from_unit(to_unit(v)) = v for
+// every v (checked for every value by UnsharpMask.HostDriverRoundTripHoldsForEveryValue): those
+// 32 are copied. (A float image may hold values outside [0, 1], -0 or NaN: always blended.)
+template <class T, class S>
+[[gnu::target("avx2")]] void blend_row_avx2(T* out, [[maybe_unused]] const T* in, const float* x, const float* b,
+                                            const S* s, int n, float alpha) {
+  const __m256 a = _mm256_set1_ps(alpha);
   int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 xv = _mm256_loadu_ps(x + i), sv = soft8(s + i);
-    const __m256 r = _mm256_sub_ps(xv, _mm256_loadu_ps(b + i));
-    const __m256 sharp = _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(xv, _mm256_mul_ps(a, r))));
-    const __m256 o = _mm256_add_ps(_mm256_mul_ps(sharp, sv), _mm256_mul_ps(xv, _mm256_sub_ps(one, sv)));
-    store8(out + i, _mm256_min_ps(one, _mm256_max_ps(zero, o)));
+  if constexpr (!std::is_same_v<T, float> && std::is_same_v<S, std::uint16_t>) {
+    for (; i + 32 <= n; i += 32) {
+      if (zero32(s + i)) {
+        std::memcpy(out + i, in + i, 32 * sizeof(T));
+        continue;
+      }
+      for (int h = 0; h < 32; h += 8) blend8_avx2(out + i + h, x + i + h, b + i + h, s + i + h, a);
+    }
   }
+  for (; i + 8 <= n; i += 8) blend8_avx2(out + i, x + i, b + i, s + i, a);
   for (; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
 }
 #endif
@@ -214,9 +304,9 @@ void to_unit_row(float* x, const T* s, int n) {
 }
 
 template <class T, class S>
-void blend(T* out, const float* x, const float* b, const S* s, int n, float alpha) {
+void blend(T* out, [[maybe_unused]] const T* in, const float* x, const float* b, const S* s, int n, float alpha) {
 #if defined(AUG_UNSHARP_AVX2)
-  if (has_avx2()) return blend_row_avx2(out, x, b, s, n, alpha);
+  if (has_avx2()) return blend_row_avx2(out, in, x, b, s, n, alpha);
 #endif
   blend_row(out, x, b, s, n, alpha);
 }
@@ -257,7 +347,7 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
     if (c1 >= 0 && c1 < H) {
       for (int i = 0; i < k; ++i) rows[static_cast<std::size_t>(i)] = ring(2, border_index(c1 + i - r, H, kBorderReflect101));
       float* b = ring(1, c1);
-      sum_rows(b, rows.data(), n, w, k);
+      unsharp_mask_cpu_impl::wide_sum_rows(b, rows.data(), n, w, k);
       if (exact) {
 #if defined(AUG_UNSHARP_AVX2)
         if (unsharp_mask_cpu_impl::has_avx2()) unsharp_mask_cpu_impl::mask_row16_avx2(m16, ring(0, c1), b, n, a.threshold);
@@ -276,12 +366,12 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
         for (int i = 0; i < k; ++i)
           irows[static_cast<std::size_t>(i)] = iring(border_index(c2 + i - r, H, kBorderReflect101));
         unsharp_mask_cpu_impl::sum_rows16(s16, irows.data(), n, q.data(), k);
-        unsharp_mask_cpu_impl::blend(out.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
+        unsharp_mask_cpu_impl::blend(out.row(c2), in.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
       } else {
         for (int i = 0; i < k; ++i)
           rows[static_cast<std::size_t>(i)] = ring(3, border_index(c2 + i - r, H, kBorderReflect101));
-        sum_rows(srow, rows.data(), n, w, k);
-        unsharp_mask_cpu_impl::blend(out.row(c2), ring(0, c2), ring(1, c2), srow, n, a.alpha);
+        unsharp_mask_cpu_impl::wide_sum_rows(srow, rows.data(), n, w, k);
+        unsharp_mask_cpu_impl::blend(out.row(c2), in.row(c2), ring(0, c2), ring(1, c2), srow, n, a.alpha);
       }
     }
   }

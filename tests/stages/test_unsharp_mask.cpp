@@ -14,6 +14,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "kernels/filter/unsharp_mask.hpp"
 #include "lib/core/error.hpp"
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
@@ -201,6 +202,24 @@ TEST(UnsharpMask, EightBitValuesAsNumPyDividesThem) {
   // NumPy's float32 / 255 and a float64 division rounded to float32 agree for every 8-bit value.
   for (int v = 0; v < 256; ++v)
     EXPECT_EQ(static_cast<float>(v) / 255.0f, static_cast<float>(static_cast<double>(v) / 255.0)) << v;
+}
+
+TEST(UnsharpMask, HostDriverRoundTripHoldsForEveryValue) {
+  // The host driver copies the input where the soft weights of a stretch are all zero: the blend
+  // is then from_unit(clamp01(sharp * 0 + x * (1 - 0))) with x = to_unit(v), which is v exactly
+  // when from_unit(to_unit(v)) = v. Every 8- and 16-bit value, through the kernels' own formula.
+  for (int v = 0; v <= 255; ++v) {
+    const auto u = static_cast<std::uint8_t>(v);
+    const float x = k::to_unit(u);
+    EXPECT_EQ(k::from_unit<std::uint8_t>(k::unsharp_blend(x, 0.0f, 0.0f, 1.0f)), u) << v;
+    EXPECT_EQ(k::from_unit<std::uint8_t>(k::unsharp_blend(x, 1.0f, 0.0f, 0.5f)), u) << v;
+  }
+  for (int v = 0; v <= 65535; ++v) {
+    const auto u = static_cast<std::uint16_t>(v);
+    const float x = k::to_unit(u);
+    EXPECT_EQ(k::from_unit<std::uint16_t>(k::unsharp_blend(x, 0.0f, 0.0f, 1.0f)), u) << v;
+    EXPECT_EQ(k::from_unit<std::uint16_t>(k::unsharp_blend(x, 1.0f, 0.0f, 0.5f)), u) << v;
+  }
 }
 
 nlohmann::ordered_json import_one(const std::string& transform, const char* version = "2.0.8") {
