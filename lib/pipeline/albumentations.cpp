@@ -41,9 +41,7 @@ const std::vector<Missing>& not_available() {
       {"D4", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"SquareSymmetry", "rotate90", "rotate90 takes k and a fixed transpose"},
       {"RandomCropFromBorders", "crop", "cuts a drawn fraction from each border"},
-      {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
-      {"IAAPiecewiseAffine", "elastic", ""},
       {"IAAPerspective", "perspective", "imgaug's corner draws"},
       {"IAAAffine", "affine", ""},
       {"IAASuperpixels", nullptr, "superpixel replacement"},
