@@ -31,7 +31,6 @@ struct Missing {
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
       {"Perspective", "perspective", "moves the corners by normal draws; perspective draws torchvision's way"},
-      {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomSizedCrop", "random_resized_crop", "draws the crop height from min_max_height"},
       {"SafeRotate", "rotate", "rotates inside the frame without cropping"},
       {"RandomFog", "gaussian_illumination", ""},

@@ -139,6 +139,11 @@ const std::vector<Signature>& signatures() {
        "fill fill_mask",
        0.5},
       {"IAAPiecewiseAffine", "scale nb_rows nb_cols order cval mode always_apply p", "-", 0.5},
+      {"ElasticTransform",
+       "alpha sigma alpha_affine interpolation border_mode value mask_value always_apply approximate same_dxdy p",
+       "alpha sigma interpolation approximate same_dxdy mask_interpolation noise_distribution "
+       "keypoint_remapping_method p border_mode fill fill_mask",
+       0.5},
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
       {"LongestMaxSize", "max_size interpolation always_apply p",
