@@ -30,12 +30,9 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"ElasticTransform", "elastic", "alpha and sigma in other units (Kornia's parametrisation here)"},
       {"RandomSunFlare", "gaussian_illumination", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
-      {"PiecewiseAffine", "elastic", ""},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
-      {"IAAPiecewiseAffine", "elastic", ""},
       {"IAAAffine", "affine", ""},
       {"IAASuperpixels", nullptr, "superpixel replacement"},
       {"FDA", nullptr, "it needs other images (a reference set)"},

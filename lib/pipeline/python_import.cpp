@@ -138,6 +138,18 @@ const std::vector<Signature>& signatures() {
       {"OpticalDistortion", "distort_limit shift_limit interpolation border_mode value mask_value always_apply p",
        "distort_limit interpolation mask_interpolation mode keypoint_remapping_method p border_mode fill fill_mask",
        0.5},
+      {"PiecewiseAffine",
+       "scale nb_rows nb_cols interpolation mask_interpolation cval cval_mask mode absolute_scale always_apply "
+       "keypoints_threshold p",
+       "scale nb_rows nb_cols interpolation mask_interpolation absolute_scale keypoint_remapping_method p border_mode "
+       "fill fill_mask",
+       0.5},
+      {"IAAPiecewiseAffine", "scale nb_rows nb_cols order cval mode always_apply p", "-", 0.5},
+      {"ElasticTransform",
+       "alpha sigma alpha_affine interpolation border_mode value mask_value always_apply approximate same_dxdy p",
+       "alpha sigma interpolation approximate same_dxdy mask_interpolation noise_distribution "
+       "keypoint_remapping_method p border_mode fill fill_mask",
+       0.5},
       {"Resize", "height width interpolation always_apply p",
        "height width interpolation mask_interpolation area_for_downscale p", 1.0},
       {"LongestMaxSize", "max_size interpolation always_apply p",

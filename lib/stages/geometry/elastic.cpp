@@ -100,8 +100,8 @@ with alpha 0); default `p` 0.5. `kernel_size` and `sigma` are [y, x] (defaults 6
     `out = sat_T(round_shift(sum w p, 15))`; taps outside dropped under zeros, clamped otherwise.
 - The CPU driver streams rows through a ring of x-smoothed rows; its out-of-image x taps add `+0`.
 )md",
-      .no_import = "Kornia's RandomElasticTransform; Albumentations' ElasticTransform draws its field in other "
-                   "units and is not available yet",
+      .no_import = "Kornia's RandomElasticTransform; Albumentations' ElasticTransform imports to "
+                   "elastic_transform",
       .counterpart = {.none = "OpenCV has no elastic field; cv::remap would time the sampling without the field's "
                               "construction"},
   };
