@@ -154,7 +154,9 @@ class Importer {
       const ImportRule* r = find_rule(name);
       if (!r) {
         const Missing* m = find_missing(name);
-        std::string what = " (no close stage)";
+        // Neither a stage's nor a known missing one: most often a class of the project's own code.
+        std::string what = " (no close stage: not an Albumentations transform augment knows; a class of the "
+                           "pipeline's own code cannot be imported)";
         if (m && m->closest) what = std::string(" (closest stage: ") + m->closest + (*m->why ? "; " : "") + m->why + ")";
         else if (m) what = std::string(" (no close stage: ") + m->why + ")";
         missing_.push_back(w + ": " + name + what);

@@ -174,7 +174,8 @@ TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Mosaic"}, {"__class_fullname__": "Fancy"})")),
             "a.json: 2 transform(s) augment does not have; replace or remove them and import again:\n"
             "  transform/transforms/0: Mosaic (no close stage: it needs other images)\n"
-            "  transform/transforms/1: Fancy (no close stage)");
+            "  transform/transforms/1: Fancy (no close stage: not an Albumentations transform augment knows; a class "
+            "of the pipeline's own code cannot be imported)");
   // A value out of a stage's range is caught when the imported pipeline is loaded.
   testing::TempDir dir;
   std::ofstream(dir / "big.json") << compose(R"({"__class_fullname__": "Rotate", "limit": 400, "p": 1.0})");
@@ -267,7 +268,7 @@ TEST(ImportAlbumentations, RealPipelinesImportOrNameWhatTheyLack) {
     }
   }
   EXPECT_GE(files, 40);
-  EXPECT_GE(imported, 36) << "of " << files;
+  EXPECT_GE(imported, 40) << "of " << files;
 }
 
 }  // namespace
