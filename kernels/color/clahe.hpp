@@ -23,7 +23,7 @@
 #include <type_traits>
 
 #include "kernels/color/lab8.hpp"
-#include "kernels/color/uint8_io.hpp"
+#include "kernels/core/uint8_io.hpp"
 #include "kernels/core/common.hpp"
 #include "kernels/core/launch.hpp"
 

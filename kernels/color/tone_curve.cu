@@ -1,6 +1,6 @@
 #include "kernels/color/tone_curve.hpp"
 
-#include "kernels/color/uint8_io.hpp"
+#include "kernels/core/uint8_io.hpp"
 #include "kernels/engines/pointwise.hpp"
 
 namespace aug::k {

@@ -17,7 +17,7 @@ struct ParticlesPixel {
     const std::uint8_t* t = a.table + n * 256;
     const T* s = in.row(y) + x * in.channels;
     std::uint8_t* d = out.row(y) + x * out.channels;
-    for (int c = 0; c < out.channels; ++c) d[c] = t[fog_to_u8(s[c])];
+    for (int c = 0; c < out.channels; ++c) d[c] = t[to_u8_io(s[c])];
   }
 };
 
@@ -30,7 +30,7 @@ struct BackPixel {
   AUG_HD void operator()(int x, int y) const {
     const std::uint8_t* s = in.row(y) + x * in.channels;
     T* d = out.row(y) + x * out.channels;
-    for (int c = 0; c < out.channels; ++c) d[c] = fog_from_u8<T>(s[c]);
+    for (int c = 0; c < out.channels; ++c) d[c] = from_u8_io<T>(s[c]);
   }
 };
 

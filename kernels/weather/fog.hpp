@@ -8,32 +8,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/core/uint8_io.hpp"  // to_u8_io, from_u8_io
 #include "kernels/core/common.hpp"
 #include "kernels/core/launch.hpp"
 
 namespace aug::k {
-
-// Albumentations 2.x's uint8_io. Float: q = clamp(rint(v * 255), 0, 255) (NaN 0), back q / 255.f.
-// 16-bit: q = (v + 128) / 257, the nearest 8-bit value, back q * 257.
-template <class T>
-AUG_HD int fog_to_u8(T v) {
-  if constexpr (std::is_same_v<T, std::uint8_t>) return v;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return (static_cast<int>(v) + 128) / 257;
-  else {
-    float s = rne_float(v * 255.f);
-    s = s == s ? s : 0.f;
-    s = s < 0.f ? 0.f : s;
-    s = s > 255.f ? 255.f : s;
-    return static_cast<int>(s);
-  }
-}
-
-template <class T>
-AUG_HD T fog_from_u8(int q) {
-  if constexpr (std::is_same_v<T, std::uint8_t>) return static_cast<T>(q);
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return static_cast<T>(q * 257);
-  else return static_cast<float>(q) / 255.f;
-}
 
 struct FogArgs {
   AUG_FIELDS(FogArgs, count, table)

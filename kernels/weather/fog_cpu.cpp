@@ -12,7 +12,7 @@ void fog_particles(View<const T> in, View<std::uint8_t> out, const FogArgs& a) {
     const std::uint16_t* count = a.count + static_cast<std::size_t>(y) * W;
     for (int x = 0; x < W; ++x) {
       const std::uint8_t* t = a.table + count[x] * 256;
-      for (int c = 0; c < C; ++c) d[x * C + c] = t[fog_to_u8(s[x * C + c])];
+      for (int c = 0; c < C; ++c) d[x * C + c] = t[to_u8_io(s[x * C + c])];
     }
   }
 }

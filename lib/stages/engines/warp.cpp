@@ -192,6 +192,13 @@ void opencv_warp(const ImageRef& in, const ImageRef& out, const Warp& w) {
 }
 
 void opencv_remap(const ImageRef& in, const ImageRef& out, const RemapField& f) {
+  cv::Mat dst = as_mat(out);
+  remap_with_opencv(as_mat(in), dst, f);
+}
+
+}  // namespace
+
+void remap_with_opencv(const cv::Mat& src, cv::Mat& dst, const RemapField& f) {
   cv::Mat mx, my;
   if (f.separable) {
     mx.create(f.out_height, f.out_width, CV_32F);
@@ -204,12 +211,9 @@ void opencv_remap(const ImageRef& in, const ImageRef& out, const RemapField& f) 
     mx = cv::Mat(f.out_height, f.out_width, CV_32F, const_cast<float*>(f.map_x.data()));
     my = cv::Mat(f.out_height, f.out_width, CV_32F, const_cast<float*>(f.map_y.data()));
   }
-  cv::Mat dst = as_mat(out);
-  cv::remap(as_mat(in), dst, mx, my, cv_warp_interpolation(f.interp), cv_border(f.border),
+  cv::remap(src, dst, mx, my, cv_warp_interpolation(f.interp), cv_border(f.border),
             cv::Scalar(f.fill[0], f.fill[1], f.fill[2], f.fill[3]));
 }
-
-}  // namespace
 
 void run_remap(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const RemapField& f) {
   if (f.out_width <= 0 || f.out_height <= 0)

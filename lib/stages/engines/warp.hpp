@@ -15,6 +15,10 @@
 #include "lib/stages/kernel_context.hpp"
 #include "lib/stages/engines/vocabulary.hpp"
 
+namespace cv {
+class Mat;
+}
+
 namespace aug {
 
 struct Warp {
@@ -73,5 +77,10 @@ void run_warp(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const
 // cv::remap of OpenCV 4.6 with the two float maps, bit for bit. Throws std::invalid_argument for a
 // mismatched output or maps of the wrong size, or a non-finite fill.
 void run_remap(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const RemapField& f);
+
+// cv::remap of `src` into `dst` through the field's maps (a separable field expanded to full maps,
+// as numpy's meshgrid does), interpolation, border and fill: the CPU backend's path, and what the
+// field warps' OpenCV counterparts time.
+void remap_with_opencv(const cv::Mat& src, cv::Mat& dst, const RemapField& f);
 
 }  // namespace aug

@@ -241,12 +241,7 @@ class ElasticTransform final : public Stage {
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     FieldSettings s = s_;
     s.noise = noise_.sample(d);
-    RemapField f;
-    f.out_width = in.width;
-    f.out_height = in.height;
-    f.interp = interp_.sample(d);
-    f.border = border_.sample(d);
-    f.fill = fill_;
+    const RemapField f = remap_settings(in, d, interp_, border_, fill_);
     const k::KeyedStream stream = d.stream();
     auto maps = std::make_shared<const FieldMaps>([s, stream](RemapField& r) { elastic_maps(r, s, stream); });
     return std::make_unique<RemapOp>(in, f, std::move(maps),

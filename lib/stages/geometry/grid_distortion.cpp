@@ -168,19 +168,13 @@ Albumentations' **GridDistortion**, 2.x by default (`normalized` true, border co
                         const auto sx = m.at("steps_x").get<std::vector<double>>();
                         const auto sy = m.at("steps_y").get<std::vector<double>>();
                         const bool clamp = m.at("clamp_last_cell").get<bool>();
-                        const std::vector<double> f = m.at("fill").get<std::vector<double>>();
-                        cv::Scalar fill;
-                        for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
-                        const int interp = cv_warp_interpolation(interp_words().parse(m.at("interpolation").get<std::string>()));
-                        const int border = cv_border(m.at("border").get<std::string>());
-                        return [&dst, src, sx, sy, clamp, interp, border, fill] {
-                          const std::vector<float> xx = axis_map(sx, src.cols, clamp), yy = axis_map(sy, src.rows, clamp);
-                          cv::Mat mx(src.rows, src.cols, CV_32F), my(src.rows, src.cols, CV_32F);
-                          for (int y = 0; y < src.rows; ++y) {
-                            std::copy(xx.begin(), xx.end(), mx.ptr<float>(y));
-                            std::fill_n(my.ptr<float>(y), src.cols, yy[static_cast<std::size_t>(y)]);
-                          }
-                          cv::remap(src, dst, mx, my, interp, border, fill);
+                        const RemapField settings = recorded_remap_settings(m, src.cols, src.rows);
+                        return [&dst, src, sx, sy, clamp, settings] {
+                          RemapField r = settings;
+                          r.separable = true;
+                          r.map_x = axis_map(sx, src.cols, clamp);
+                          r.map_y = axis_map(sy, src.rows, clamp);
+                          remap_with_opencv(src, dst, r);
                         };
                       }},
   };
@@ -209,12 +203,7 @@ class GridDistortion final : public Stage {
       normalize_steps(sx, in.width, steps_);
       normalize_steps(sy, in.height, steps_);
     }
-    RemapField f;
-    f.out_width = in.width;
-    f.out_height = in.height;
-    f.interp = interp_.sample(d);
-    f.border = border_.sample(d);
-    f.fill = fill_;
+    const RemapField f = remap_settings(in, d, interp_, border_, fill_);
     const bool clamp = clamp_;
     auto maps = std::make_shared<const FieldMaps>([sx, sy, clamp](RemapField& r) {
       r.separable = true;

@@ -152,19 +152,11 @@ reflect101, which the importer sets for 1.x pipelines).
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
                         const float k = m.at("k").get<float>();
                         const double dx = m.at("dx").get<double>(), dy = m.at("dy").get<double>();
-                        const std::vector<double> f = m.at("fill").get<std::vector<double>>();
-                        cv::Scalar fill;
-                        for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
-                        const int interp = cv_warp_interpolation(interp_words().parse(m.at("interpolation").get<std::string>()));
-                        const int border = cv_border(m.at("border").get<std::string>());
-                        return [&dst, src, k, dx, dy, interp, border, fill] {
-                          RemapField r;
-                          r.out_width = src.cols;
-                          r.out_height = src.rows;
+                        const RemapField settings = recorded_remap_settings(m, src.cols, src.rows);
+                        return [&dst, src, k, dx, dy, settings] {
+                          RemapField r = settings;
                           camera_maps(r, k, dx, dy);
-                          const cv::Mat mx(src.rows, src.cols, CV_32F, r.map_x.data());
-                          const cv::Mat my(src.rows, src.cols, CV_32F, r.map_y.data());
-                          cv::remap(src, dst, mx, my, interp, border, fill);
+                          remap_with_opencv(src, dst, r);
                         };
                       }},
   };
@@ -183,12 +175,7 @@ class OpticalDistortion final : public Stage {
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const float k = static_cast<float>(limit_.sample(d));  // float32, as Albumentations' coefficient array
     const double dx = std::nearbyint(shift_.sample(d)), dy = std::nearbyint(shift_.sample(d));
-    RemapField f;
-    f.out_width = in.width;
-    f.out_height = in.height;
-    f.interp = interp_.sample(d);
-    f.border = border_.sample(d);
-    f.fill = fill_;
+    const RemapField f = remap_settings(in, d, interp_, border_, fill_);
     auto maps = std::make_shared<const FieldMaps>([k, dx, dy](RemapField& r) { camera_maps(r, k, dx, dy); });
     return std::make_unique<RemapOp>(in, f, std::move(maps), nlohmann::json{{"k", k}, {"dx", dx}, {"dy", dy}});
   }

@@ -263,19 +263,11 @@ Albumentations 2.x's **PiecewiseAffine** (`create_piecewise_affine_maps`); `p` 0
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
                         const int rows = m.at("rows").get<int>(), cols = m.at("cols").get<int>();
                         const auto jitter = m.at("jitter").get<std::vector<float>>();
-                        const std::vector<double> f = m.at("fill").get<std::vector<double>>();
-                        cv::Scalar fill;
-                        for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
-                        const int interp = cv_warp_interpolation(interp_words().parse(m.at("interpolation").get<std::string>()));
-                        const int border = cv_border(m.at("border").get<std::string>());
-                        return [&dst, src, rows, cols, jitter, interp, border, fill] {
-                          RemapField r;
-                          r.out_width = src.cols;
-                          r.out_height = src.rows;
+                        const RemapField settings = recorded_remap_settings(m, src.cols, src.rows);
+                        return [&dst, src, rows, cols, jitter, settings] {
+                          RemapField r = settings;
                           piecewise_maps(r, rows, cols, jitter);
-                          const cv::Mat mx(src.rows, src.cols, CV_32F, r.map_x.data());
-                          const cv::Mat my(src.rows, src.cols, CV_32F, r.map_y.data());
-                          cv::remap(src, dst, mx, my, interp, border, fill);
+                          remap_with_opencv(src, dst, r);
                         };
                       }},
   };
@@ -303,12 +295,7 @@ class PiecewiseAffine final : public Stage {
       if (u <= 0.0) u = 0x1p-54;  // Phi^-1(0) is -inf; the smallest draw above it
       v = static_cast<float>(sigma * normal_quantile(u));
     }
-    RemapField f;
-    f.out_width = in.width;
-    f.out_height = in.height;
-    f.interp = interp_.sample(d);
-    f.border = border_.sample(d);
-    f.fill = fill_;
+    const RemapField f = remap_settings(in, d, interp_, border_, fill_);
     auto maps = std::make_shared<const FieldMaps>(
         [rows, cols, jitter](RemapField& r) { piecewise_maps(r, rows, cols, jitter); });
     return std::make_unique<RemapOp>(in, f, std::move(maps),

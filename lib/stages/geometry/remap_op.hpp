@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,32 @@ class RemapOp final : public Op {
   std::shared_ptr<const FieldMaps> maps_;
   nlohmann::json drawn_;
 };
+
+// A field's settings as a stage resolves them: the input's size, then interpolation and border
+// drawn in that order, and the fill.
+inline RemapField remap_settings(const Shape& in, Draws& d, const Drawn<Interp>& interp, const Drawn<Border>& border,
+                                 const std::array<double, 4>& fill) {
+  RemapField f;
+  f.out_width = in.width;
+  f.out_height = in.height;
+  f.interp = interp.sample(d);
+  f.border = border.sample(d);
+  f.fill = fill;
+  return f;
+}
+
+// The same settings read back from a RemapOp's recorded parameters (`interpolation`, `border`,
+// `fill`), for a `w` x `h` output: what the OpenCV counterparts start from.
+inline RemapField recorded_remap_settings(const nlohmann::json& m, int w, int h) {
+  RemapField f;
+  f.out_width = w;
+  f.out_height = h;
+  f.interp = interp_words().parse(m.at("interpolation").get<std::string>());
+  f.border = border_words().parse(m.at("border").get<std::string>());
+  const std::vector<double> fill = m.at("fill").get<std::vector<double>>();
+  for (std::size_t c = 0; c < fill.size() && c < 4; ++c) f.fill[c] = fill[c];
+  return f;
+}
 
 // numpy.linspace(start, stop, num) in double (i * step + start, the last value exactly `stop`),
 // each value stored as float32: how Albumentations fills its grid maps.
