@@ -17,11 +17,15 @@ struct FillPixel {
   AUG_HD void operator()(int x, int y) const {
     const T* s = in.row(y) + x * in.channels;
     T* d = out.row(y) + x * out.channels;
-    bool inside = false;
-    for (int r = 0; r < a.count && !inside; ++r) {
-      const int* q = a.rects + 4 * r;
-      inside = x >= q[0] && y >= q[1] && x < q[2] && y < q[3];
+    // The last span of the row that starts at or before x holds x if x is before its end.
+    const int first = a.row_start[y];
+    int lo = first, hi = a.row_start[y + 1];
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (a.spans[2 * mid] <= x) lo = mid + 1;
+      else hi = mid;
     }
+    const bool inside = lo > first && x < a.spans[2 * (lo - 1) + 1];
     if (!inside) {
       for (int c = 0; c < out.channels; ++c) d[c] = s[c];
       return;

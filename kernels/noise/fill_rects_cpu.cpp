@@ -1,8 +1,10 @@
 // fill_rects's host driver: the rows copied, then the rectangles filled (a pixel in several takes
 // the same value from each). Random fills take the Philox blocks of a rectangle's row segment at
 // once (computed across pixels, so that they vectorise), then kernels' random_fill per value.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -78,3 +80,29 @@ template void fill_rects<std::uint16_t>(View<const std::uint16_t>, View<std::uin
 template void fill_rects<float>(View<const float>, View<float>, const FillArgs&);
 
 }  // namespace aug::k::cpu
+
+namespace aug::k {
+
+void fill_row_spans(const int* rects, int count, int width, int height, std::vector<int>& row_start,
+                    std::vector<int>& spans) {
+  std::vector<std::vector<std::pair<int, int>>> rows(static_cast<std::size_t>(std::max(height, 0)));
+  for (int r = 0; r < count; ++r) {
+    const int* q = rects + 4 * r;
+    const int x0 = std::max(q[0], 0), y0 = std::max(q[1], 0), x1 = std::min(q[2], width), y1 = std::min(q[3], height);
+    if (x1 <= x0) continue;
+    for (int y = y0; y < y1; ++y) rows[static_cast<std::size_t>(y)].emplace_back(x0, x1);
+  }
+  row_start.assign(1, 0);
+  spans.clear();
+  for (auto& row : rows) {
+    std::sort(row.begin(), row.end());
+    const std::size_t begin = spans.size();
+    for (const auto& [x0, x1] : row) {
+      if (spans.size() > begin && x0 <= spans.back()) spans.back() = std::max(spans.back(), x1);  // overlaps or touches
+      else spans.insert(spans.end(), {x0, x1});
+    }
+    row_start.push_back(static_cast<int>(spans.size() / 2));
+  }
+}
+
+}  // namespace aug::k

@@ -38,6 +38,13 @@ class FillRectsOp final : public Op {
     for (const Rect& r : rects_) flat.insert(flat.end(), {r.x0, r.y0, r.x1, r.y1});
     a.rects = ctx.table(flat);
     a.count = static_cast<int>(rects_.size());
+    if (!ctx.exec().cpu) {  // the kernels look pixels up in row spans; the host driver fills the rectangles
+      std::vector<int> row_start, spans;
+      k::fill_row_spans(flat.data(), a.count, in.shape.width, in.shape.height, row_start, spans);
+      if (spans.empty()) spans = {0, 0};  // every rectangle off the image: a table is never empty
+      a.row_start = ctx.table(row_start);
+      a.spans = ctx.table(spans);
+    }
     a.color_channels = color_channels(in.shape);
     a.random = random_;
     a.stream = stream_;
