@@ -1,7 +1,8 @@
 // glass_blur's host driver. 'fast': per iteration the pixels outside the interior are copied, every
 // interior pixel takes its target's value (row by row, each offset drawn once and kept), then every
 // target takes its source's value where that source comes last in NumPy's order among those seen
-// for it so far (a plane of owners): the winner is NumPy's last write, as in the kernels.
+// for it so far (owners kept for the 2d rows a source row reaches): the winner is NumPy's last
+// write, as in the kernels.
 // 'exact': the serial swaps.
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +16,9 @@ namespace aug::k::cpu {
 
 namespace glass_blur_cpu_impl {
 namespace {
+
+constexpr int kNoOwner = 0x7fffffff;  // no source yet: every column wins
+constexpr int kMaxDelta = 100;         // the largest max_delta the stage accepts
 
 // The words of row y's offsets for columns [x0, x1] in iteration `it`: the word of column x is
 // words[x - origin] (block x / 3, word x % 3).
@@ -66,33 +70,48 @@ void fast_iteration(View<const T> src, View<T> dst, const GlassArgs& a, int it, 
     const int y = d + 1 + j;
     std::int8_t* o = off.data() + static_cast<std::size_t>(j) * nw * 2;
     T* out = dst.row(y);
-    const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it);
+    // Locals, not members read in the loop: the byte stores below could alias them.
+    const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it) - rw.origin;
+    const T* src_rows[2 * kMaxDelta];  // rows y - d .. y + d - 1, by dy + d
+    for (int dy = -d; dy < d; ++dy) src_rows[dy + d] = src.row(y + dy);
     for (int i = 0; i < nw; ++i) {
       const int x = d + 1 + i;
       int dy, dx;
-      glass_blur_decode(words[x - rw.origin], d, dy, dx);
+      glass_blur_decode(words[x], d, dy, dx);
       o[2 * i] = static_cast<std::int8_t>(dy);
       o[2 * i + 1] = static_cast<std::int8_t>(dx);
-      pixel(out + x * C, src.row(y + dy) + (x + dx) * C);
+      pixel(out + x * C, src_rows[dy + d] + (x + dx) * C);
     }
   }
   // Every target takes its source's value; of several sources the one of largest k wins, the
   // smallest x, then the smallest y. Rows are taken from the bottom up, so a later source of the
-  // same x has the smaller y: a source wins where its x is at most the owner's.
-  std::memset(owner.data(), 0x7f, owner.size() * sizeof(int));
+  // same x has the smaller y: a source wins where its x is at most the owner's. The owners are kept
+  // for the 2d target rows a source row reaches (rows y - d to y + d - 1), a ring of rows: when row y
+  // starts, target row y - d becomes reachable and takes the slot of row y + d, which no longer is.
+  const int ring = 2 * d;
+  int* const owners = owner.data();  // a local: the byte stores below could alias the vector's pointer
+  for (int r = 0; r < ring; ++r) std::fill_n(owners + static_cast<std::size_t>(r) * W, W, kNoOwner);
   for (int j = nh - 1; j >= 0; --j) {
     const int y = d + 1 + j;
+    if (j != nh - 1) std::fill_n(owners + static_cast<std::size_t>((y - d) % ring) * W, W, kNoOwner);
+    // The owner and output rows of targets y - d .. y + d - 1, by dy + d.
+    int* own_rows[2 * kMaxDelta];
+    T* dst_rows[2 * kMaxDelta];
+    for (int dy = -d; dy < d; ++dy) {
+      own_rows[dy + d] = owners + static_cast<std::size_t>((y + dy) % ring) * W;
+      dst_rows[dy + d] = dst.row(y + dy);
+    }
     const std::int8_t* o = off.data() + static_cast<std::size_t>(j) * nw * 2;
     const T* in = src.row(y);
     for (int i = 0; i < nw; ++i) {
       const int x = d + 1 + i;
-      const int ty = y + o[2 * i], tx = x + o[2 * i + 1];
-      int& own = owner[static_cast<std::size_t>(ty) * W + tx];
-      const bool wins = x <= own;  // without a branch: the outcome is a coin toss
+      const int r = o[2 * i] + d, tx = x + o[2 * i + 1];
+      int& own = own_rows[r][tx];
+      const bool wins = x <= own;  // a coin toss: selects, no branch
       own = wins ? x : own;
-      T* to = dst.row(ty) + tx * C;
-      const T* from = in + x * C;
-      for (int c = 0; c < C; ++c) to[c] = wins ? from[c] : to[c];
+      T* to = dst_rows[r] + tx * C;
+      const T* from = wins ? in + x * C : to;
+      for (int c = 0; c < C; ++c) to[c] = from[c];
     }
   }
 }
@@ -122,7 +141,7 @@ void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& a) {
   thread_local std::vector<T> other;
   thread_local glass_blur_cpu_impl::RowWords rw;
   off.resize(std::max(off.size(), static_cast<std::size_t>(nh) * nw * 2));
-  owner.resize(static_cast<std::size_t>(W) * H);
+  owner.resize(std::max(owner.size(), static_cast<std::size_t>(W) * 2 * d));
   const std::size_t pitch = static_cast<std::size_t>(W) * C;
   if (a.iterations > 1) other.resize(std::max(other.size(), pitch * H));
   const View<T> other_view{other.data(), W, H, C, pitch * sizeof(T)};
@@ -141,12 +160,14 @@ void glass_blur_exact(View<T> x, const GlassArgs& a) {
   thread_local glass_blur_cpu_impl::RowWords rw;
   for (int it = 0; it < a.iterations; ++it)
     for (int y = H - d; y >= d + 1; --y) {
-      const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it);
+      const std::uint32_t* words = rw.draw(a, W, y, d + 1, W - d, it) - rw.origin;
+      T* rows[2 * glass_blur_cpu_impl::kMaxDelta];  // rows y - d .. y + d - 1, by dy + d
+      for (int dy = -d; dy < d; ++dy) rows[dy + d] = x.row(y + dy);
       for (int px = W - d; px >= d + 1; --px) {
         int dy, dx;
-        glass_blur_decode(words[px - rw.origin], d, dy, dx);
-        T* p = x.row(y) + px * C;
-        T* q = x.row(y + dy) + (px + dx) * C;
+        glass_blur_decode(words[px], d, dy, dx);
+        T* p = rows[d] + px * C;
+        T* q = rows[dy + d] + (px + dx) * C;
         for (int c = 0; c < C; ++c) std::swap(p[c], q[c]);
       }
     }
