@@ -42,7 +42,8 @@ inline Image run_cpu(const std::string& stage_json, const Image& in, const std::
 // Inputs of every sample type and channel count: two photographs (1, 3 and 4 channels made from
 // them) and random images, among them odd sizes and sides of 1 and 2.
 inline std::vector<Image> driver_inputs(DType t, int channels) {
-  std::vector<Image> in{sample_as("astronaut.jpg", t, channels), sample_as("chelsea.png", t, channels)};
+  std::vector<Image> in;
+  for (const char* name : sampled({"chelsea.png", "astronaut.jpg"})) in.push_back(sample_as(name, t, channels));
   const Shape sizes[] = {{64, 48, channels, t}, {37, 23, channels, t}, {2, 9, channels, t}, {1, 5, channels, t},
                          {17, 1, channels, t}};
   std::uint32_t seed = 40;

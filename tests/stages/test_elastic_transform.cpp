@@ -82,7 +82,7 @@ Image reference(const Image& in, const json& m, const std::string& key, std::uin
 }
 
 TEST(ElasticTransform, EqualsRemapWithAlbumentationsFieldOnPhotographs) {
-  const char* photos[] = {"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"};
+  const auto photos = testing::sampled({"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"}, 2);
   std::size_t values = 0, diff = 0;
   for (const char* body : {R"("alpha": 1, "sigma": 50)", R"("alpha": 120, "sigma": 6)",
                            R"("alpha": 40, "sigma": 4, "approximate": true, "same_dxdy": true)",

@@ -85,7 +85,7 @@ TEST(Fog, EightBitPhotographsEqualTheOpenCVSteps) {
                             {R"({"stage": "fog", "p": 1, "fog_coef": [0.05, 0.3], "alpha_coef": 0.3})", 0.05, 0.3, 0.3},
                             {R"({"stage": "fog", "p": 1, "fog_coef": 0.9, "alpha_coef": 0.6})", 0.9, 0.9, 0.6}};
   std::size_t particles = 0;
-  for (const char* name : {"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg", "camera.png"})
+  for (const char* name : testing::sampled({"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg", "camera.png"}))
     for (int channels : {1, 3})
       for (const Config& config : configs) {
         SCOPED_TRACE(std::string(name) + " " + std::to_string(channels) + " " + config.json);

@@ -89,7 +89,7 @@ TEST(ZoomBlur, EqualsOpenCvResizeOnTheFloatImage) {
   const char* configs[] = {R"({"stage": "zoom_blur", "p": 1})",
                            R"({"stage": "zoom_blur", "p": 1, "max_factor": [1.2, 1.6], "step_factor": [0.05, 0.15]})"};
   for (const char* config : configs) {
-    for (const char* name : {"astronaut.jpg", "chelsea.png", "coffee_rgba.png", "camera.png", "rocket.jpg"})
+    for (const char* name : testing::sampled({"astronaut.jpg", "chelsea.png", "coffee_rgba.png", "camera.png", "rocket.jpg"}))
       for (DType t : {DType::U8, DType::U16, DType::F32})
         for (int c : {1, 3, 4}) {
           if (t != DType::U8 && std::string(name) == "rocket.jpg") continue;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,28 @@ fs::path samples_dir();
 // Deterministic test content: smooth gradients plus noise over the whole range of the type
 // (float images in [0, 1]).
 Image random_image(const Shape& shape, std::uint32_t seed);
+// Whether this build runs under the sanitizers (ASan + UBSan or TSan; .ci/sanitizers).
+#ifdef AUGMENT_TESTS_SANITIZED
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// The items a slow reference loop runs over (photographs, sizes, files): all of them in the normal
+// build; under the sanitizers, which look for memory and thread defects and run 10 to 30 times
+// slower, the first and then every `stride`-th one.
+template <class T>
+std::vector<T> sampled(const std::vector<T>& items, std::size_t stride = 4) {
+  if (!kSanitized) return items;
+  std::vector<T> out;
+  for (std::size_t i = 0; i < items.size(); i += stride) out.push_back(items[i]);
+  return out;
+}
+template <class T>
+std::vector<T> sampled(std::initializer_list<T> items, std::size_t stride = 4) {
+  return sampled(std::vector<T>(items), stride);
+}
+
 // A sample photograph, decoded (RGB/gray/RGBA 8-bit), optionally converted.
 Image sample(const std::string& name);
 Image sample_as(const std::string& name, DType dtype, int channels);

@@ -215,7 +215,7 @@ TEST(JpegCodec, EncodesEverySizeAsLibjpeg) {
 // The benchmark corpus (bench/corpus, not in the repository): every file decoded, every image
 // encoded at one of the qualities in turn (all of them with AUGMENT_JPEG_ALL_QUALITIES=1).
 TEST(JpegCodec, Corpus) {
-  const std::vector<fs::path> files = corpus_files();
+  const std::vector<fs::path> files = testing::sampled(corpus_files());
   if (files.empty()) GTEST_SKIP() << "no JPEG under bench/corpus (the benchmark corpus is not in the repository)";
   const char* all = std::getenv("AUGMENT_JPEG_ALL_QUALITIES");
   const bool every = all && *all && std::string(all) != "0";
