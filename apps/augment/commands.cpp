@@ -258,6 +258,8 @@ Exit Commands::run() {
                                 {"interrupted", s.interrupted},
                                 {"objects_kept", s.objects_kept},
                                 {"objects_dropped", s.objects_dropped},
+                                {"inputs_without_labels", s.inputs_without_labels},
+                                {"unmatched_labels", s.unmatched_labels},
                                 {"jpeg_on_cpu", s.jpeg_on_cpu},
                                 {"exit_code", static_cast<int>(s.exit_code())}}
                      .dump()
@@ -279,6 +281,11 @@ Exit Commands::run() {
                 << (s.objects_dropped == 0 ? ""
                     : o.manifest           ? " (the manifest says why)"
                                            : " (--manifest FILE records why)")
+                << (s.inputs_without_labels ? "; " + count(s.inputs_without_labels, "input") + " without labels" : "")
+                << (s.unmatched_labels.empty() ? ""
+                                               : "; " + std::to_string(s.unmatched_labels.size()) +
+                                                     " labelled image" + (s.unmatched_labels.size() == 1 ? "" : "s") +
+                                                     " matching no input")
                 << "\n";
     }
     if (o.device_jpeg && s.jpeg_on_cpu) {

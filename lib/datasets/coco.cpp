@@ -381,6 +381,24 @@ class CocoFormat final : public Format {
 
   std::string name() const override { return "coco"; }
 
+  Source source(const fs::path& /*image*/, const std::string& rel) const override {
+    return {file_.string() + " (an image whose file_name is " + rel + " or ends in /" + basename_of(normalised(rel)) + ")",
+            find(rel) != nullptr};
+  }
+
+  std::vector<std::string> unmatched(const std::vector<std::string>& rels) const override {
+    std::vector<bool> matched(doc_["images"].size(), false);
+    for (const std::string& rel : rels)
+      if (const json* record = find(rel)) matched[static_cast<std::size_t>(record - &doc_["images"][0])] = true;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < matched.size(); ++i) {
+      const json& im = doc_["images"][i];
+      if (!matched[i] && im.is_object() && im.contains("file_name") && im["file_name"].is_string())
+        out.push_back(im["file_name"].get<std::string>());
+    }
+    return out;
+  }
+
   ImageLabels read(const fs::path& /*image*/, const std::string& rel, int width, int height) const override {
     ImageLabels labels;
     labels.width = width;

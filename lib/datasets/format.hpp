@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/labels/labels.hpp"
 
@@ -31,6 +32,18 @@ class Format {
   // throws InputError naming the file and, where there is one, the line.
   virtual ImageLabels read(const std::filesystem::path& image, const std::string& rel, int width,
                            int height) const = 0;
+
+  // Where the labels of input `image` (`rel` under the input root) would come from, and whether they
+  // are there: the label file the reader looks at (YOLO, VOC), or the run's file and the input's name
+  // (COCO), so that a run can say, before it writes anything, when most inputs have none.
+  struct Source {
+    std::string where;   // "labels/a.txt", or "instances.json (no image named a.jpg)"
+    bool found = false;
+  };
+  virtual Source source(const std::filesystem::path& image, const std::string& rel) const = 0;
+  // The entries of a run-wide label file that match none of the inputs `rels` (COCO's images, by
+  // file_name), in the file's order; per-image formats have none.
+  virtual std::vector<std::string> unmatched(const std::vector<std::string>& /*rels*/) const { return {}; }
 
   // The label file an output image `output_image` (relative path `out_rel` under `output_root`)
   // gets, written atomically; empty for formats that write one file for the run (COCO).

@@ -419,6 +419,12 @@ class VocFormat final : public Format {
 
   std::string name() const override { return "voc"; }
 
+  Source source(const fs::path& image, const std::string& /*rel*/) const override {
+    const fs::path path = annotation_path_for(image);
+    std::error_code ec;
+    return {path.string(), fs::exists(path, ec)};
+  }
+
   ImageLabels read(const fs::path& image, const std::string& /*rel*/, int width, int height) const override {
     ImageLabels labels;
     labels.width = width;

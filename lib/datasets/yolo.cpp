@@ -134,6 +134,12 @@ class YoloFormat final : public Format {
     return labels;
   }
 
+  Source source(const fs::path& image, const std::string& /*rel*/) const override {
+    const fs::path path = label_path_for(image);
+    std::error_code ec;
+    return {path.string(), fs::exists(path, ec)};
+  }
+
   fs::path output_path(const fs::path& output_root, const std::string& out_rel) const override {
     return output_label_path(output_root, out_rel, &label_path_for);
   }
@@ -202,6 +208,15 @@ class YoloFormat final : public Format {
       if (!parse_finite_double(tokens[i], v[i - 1]))
         fail(path, line, "value " + std::to_string(i + 1) + " is not a finite number: \"" +
                              std::string(tokens[i]) + "\"");
+
+    // Coordinates are fractions of the width and height: a value above 1 is a pixel coordinate
+    // (Ultralytics rejects such a file too). Keypoint visibilities (0, 1, 2) are not coordinates.
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const bool visibility = k > 0 && dims == 3 && i >= 4 && (i - 4) % 3 == 2;
+      if (!visibility && v[i] > 1 + 1e-6)
+        fail(path, line, "value " + std::to_string(i + 2) + " is " + std::string(tokens[i + 1]) +
+                             ", above 1: YOLO coordinates are fractions of the image's width and height, not pixels");
+    }
 
     Object object;
     object.category = static_cast<int>(cls);

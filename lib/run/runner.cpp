@@ -569,6 +569,43 @@ class Stream {
   std::set<std::string> warned_;
 };
 
+// Before anything is written: how many inputs have no labels where the format looks for them, and
+// which entries of a run-wide label file match no input; a warning when none or most inputs have
+// labels, or when entries match nothing (a labels folder elsewhere, COCO file_names of another
+// layout). Inputs without labels are still written, with no objects (background images).
+// `whole_run`: the inputs are all of them (not one shard's), so unmatched entries mean something.
+void check_label_sources(const labels::Format& format, const std::vector<InputFile>& inputs, bool whole_run,
+                         RunSummary& summary) {
+  std::string first_missing, first_input;
+  std::vector<std::string> rels;
+  rels.reserve(inputs.size());
+  for (const InputFile& in : inputs) {
+    rels.push_back(in.rel);
+    const labels::Format::Source s = format.source(in.path, in.rel);
+    if (s.found) continue;
+    if (summary.inputs_without_labels++ == 0) {
+      first_missing = s.where;
+      first_input = in.rel;
+    }
+  }
+  if (whole_run) summary.unmatched_labels = format.unmatched(rels);
+  const std::size_t n = inputs.size(), missing = summary.inputs_without_labels;
+  if (n > 0 && missing == n)
+    spdlog::warn("labels ({}): none of the {} input{} has labels; for {} they would be in {}. Every output is written "
+                 "with no objects",
+                 format.name(), n, n == 1 ? "" : "s", first_input, first_missing);
+  else if (missing * 2 > n)
+    spdlog::warn("labels ({}): {} of the {} inputs have no labels (the first: {}, looked for in {}); they are written "
+                 "with no objects",
+                 format.name(), missing, n, first_input, first_missing);
+  if (const auto& u = summary.unmatched_labels; !u.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < u.size() && i < 3; ++i) names += (i ? ", " : "") + u[i];
+    spdlog::warn("labels ({}): {} of its images match no input ({}{})", format.name(), u.size(), names,
+                 u.size() > 3 ? ", ..." : "");
+  }
+}
+
 // The plan of a dry run: on which device the images go, and on which backend each stage runs.
 void list_plan(const Pipeline& pipeline, const DeviceSet& devices, const RunOptions& o, std::ostream& out) {
   out << "plan: " << pipeline.source() << " on " << devices.names()
@@ -607,6 +644,7 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   std::optional<labels::MaskFolder> masks;
   if (o.masks) masks.emplace(*o.masks, o.mask_suffix);
   check_label_outputs(jobs, o, format.get());
+  if (format) check_label_sources(*format, inputs, o.shard_count == 1, summary);
 
   // The devices, opened as the run opens them: a dry run fails where the run would.
   const std::vector<DeviceSpec> device_specs = expand_devices(o.devices);

@@ -71,6 +71,8 @@ struct RunSummary {
   bool stopped_early = false;      // --max-errors reached
   std::string device_failure;      // the device failed during the run, which stopped there (exit 1)
   std::size_t objects_kept = 0, objects_dropped = 0;  // labelled objects in the outputs written
+  std::size_t inputs_without_labels = 0;  // --labels: inputs whose labels were not found (written with none)
+  std::vector<std::string> unmatched_labels;  // --labels coco=FILE: its images that match no input
   std::uint64_t seed = 0;
   std::size_t jpeg_on_cpu = 0;     // --device-jpeg: JPEG inputs and outputs the CPU codec handled instead
 

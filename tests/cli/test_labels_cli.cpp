@@ -58,6 +58,83 @@ TEST(LabelsCli, AMalformedLabelFileFailsItsImageOnlyAndNamesTheLine) {
   EXPECT_FALSE(fs::exists(dir / "o/b.txt"));
 }
 
+// The three ways labels went missing without a word: a labels folder where --labels yolo does not
+// look, YOLO rows in pixels, COCO file_names that match no input.
+TEST(LabelsCli, ALabelsFolderElsewhereIsSaidBeforeTheRunAndCounted) {
+  testing::TempDir dir;
+  yolo_dataset(dir / "ds");
+  fs::rename(dir / "ds/labels", dir / "ds/annotations");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  auto r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                    (dir / "o/images").string(), "--labels", "yolo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("none of the 2 inputs has labels; for a.png they would be in " +
+                       (dir / "ds/labels/a.txt").string()),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("labels: 0 objects kept, 0 dropped; 2 inputs without labels"), std::string::npos) << r.out;
+  // One of two without: no warning (a background image is normal), but the count.
+  fs::create_directories(dir / "ds/labels");
+  fs::copy_file(dir / "ds/annotations/a.txt", dir / "ds/labels/a.txt");
+  r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "p/images").string(), "--labels", "yolo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("without labels"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("no labels"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("2 objects kept, 0 dropped; 1 input without labels"), std::string::npos) << r.out;
+  // Most without: a warning with the count.
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/images/c.png");
+  r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "q/images").string(), "--labels", "yolo", "--dry-run"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("2 of the 3 inputs have no labels (the first: b.png"), std::string::npos) << r.err;
+}
+
+TEST(LabelsCli, YoloRowsInPixelsAreAnErrorNamingTheLine) {
+  testing::TempDir dir;
+  yolo_dataset(dir / "ds");
+  testing::write_text(dir / "ds/labels/b.txt", "1 0.5 0.5 0.2 0.2\n1 256 256 50 40\n");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  const auto r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                          (dir / "o").string(), "--labels", "yolo"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("b.txt:2: value 2 is 256, above 1: YOLO coordinates are fractions"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::exists(dir / "o/a.txt"));
+  EXPECT_FALSE(fs::exists(dir / "o/b.txt"));
+  // 1 itself (a box touching the right edge) and pose visibilities of 2 are fine.
+  testing::write_text(dir / "ds/labels/b.txt", "1 0.9 0.5 0.2 0.2\n1 1 1 0 0\n");
+  const auto ok = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                           (dir / "p").string(), "--labels", "yolo"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+TEST(LabelsCli, CocoImagesMatchingNoInputAreCountedAndNamed) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "img");
+  nlohmann::json coco = {{"categories", {{{"id", 1}, {"name", "thing"}}}}, {"images", nlohmann::json::array()},
+                         {"annotations", nlohmann::json::array()}};
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "p" + std::to_string(i) + ".png";
+    if (i < 2) fs::copy_file(testing::samples_dir() / "camera.png", dir / "img" / name);
+    coco["images"].push_back({{"id", i + 1}, {"file_name", "train/" + name}, {"width", 512}, {"height", 512}});
+    coco["annotations"].push_back({{"id", 100 + i}, {"image_id", i + 1}, {"category_id", 1}, {"iscrowd", 0},
+                                   {"bbox", {10 * i, 20, 30, 40}}, {"area", 1200}});
+  }
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "img/extra.png");
+  testing::write_text(dir / "ann.json", coco.dump());
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  const auto r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "img").string(), "-o",
+                          (dir / "o").string(), "--labels", "coco=" + (dir / "ann.json").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("3 of its images match no input (train/p2.png, train/p3.png, train/p4.png)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("2 objects kept, 0 dropped; 1 input without labels; 3 labelled images matching no input"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(LabelsCli, DryRunListsTheLabelFilesAndABadFormatIsAUsageError) {
   testing::TempDir dir;
   yolo_dataset(dir / "ds");
