@@ -134,6 +134,8 @@ const std::vector<Signature>& signatures() {
        "flare_roi angle_lower angle_upper num_flare_circles_lower num_flare_circles_upper src_radius src_color "
        "always_apply p",
        "flare_roi src_radius src_color angle_range num_flare_circles_range method p", 0.5},
+      {"Spatter", "mean std gauss_sigma cutout_threshold intensity mode color always_apply p",
+       "mean std gauss_sigma cutout_threshold intensity mode color p", 0.5},
       // Geometry.
       {"GridDistortion", "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply p",
        "num_steps distort_limit interpolation normalized mask_interpolation keypoint_remapping_method p border_mode "
