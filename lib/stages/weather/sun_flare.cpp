@@ -111,8 +111,9 @@ order.
   whole sequence of blends for every cover, channel and 8-bit value; the kernels look each value up.
   At most 16 flare circles (the bits of a cover word).
 - **Other types** (Albumentations' `uint8_io`): float `q = clamp(rint(v * 255), 0, 255)` (NaN 0),
-  given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray images take
-  the first component of each colour (as `cv::circle` does on one channel).
+  given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray images, which
+  Albumentations refuses (RGB only), take the first component of each colour, as `cv::circle` does
+  on one channel.
 - `method="physics_based"` (a blurred flare layer with rays, a radial falloff and a screen blend) is
   not available: the stage refuses it. Albumentations 1.x's parameters (`angle_lower/upper`,
   `num_flare_circles_lower/upper`) map onto the same draws; 1.x used 1.x's rules (a step of 10 pixels,
