@@ -30,7 +30,6 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"RandomSunFlare", "gaussian_illumination", ""},
       {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
       {"IAAAffine", "affine", ""},

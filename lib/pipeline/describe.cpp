@@ -309,7 +309,7 @@ std::string family_title(const std::string& family) {
       {"color", "Colour: stages that change values, pixel by pixel"},
       {"codec", "Codec effects"},
       {"noise", "Noise and occlusion"},
-      {"weather", "Weather: fog and shadows"},
+      {"weather", "Weather: fog, shadows, sun flare and spatter"},
       {"policy", "Policies: torchvision's automatic augmentation"},
   };
   for (const auto& [f, t] : titles)

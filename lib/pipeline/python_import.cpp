@@ -130,6 +130,12 @@ const std::vector<Signature>& signatures() {
       {"RandomFog", "fog_coef_lower fog_coef_upper alpha_coef always_apply p", "alpha_coef fog_coef_range p", 0.5},
       {"RandomShadow", "shadow_roi num_shadows_lower num_shadows_upper shadow_dimension always_apply p",
        "shadow_roi num_shadows_limit shadow_dimension shadow_intensity_range p", 0.5},
+      {"RandomSunFlare",
+       "flare_roi angle_lower angle_upper num_flare_circles_lower num_flare_circles_upper src_radius src_color "
+       "always_apply p",
+       "flare_roi src_radius src_color angle_range num_flare_circles_range method p", 0.5},
+      {"Spatter", "mean std gauss_sigma cutout_threshold intensity mode color always_apply p",
+       "mean std gauss_sigma cutout_threshold intensity mode color p", 0.5},
       // Geometry.
       {"GridDistortion", "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply p",
        "num_steps distort_limit interpolation normalized mask_interpolation keypoint_remapping_method p border_mode "

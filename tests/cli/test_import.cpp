@@ -143,7 +143,7 @@ TEST(ImportAlbumentations, UnsupportedTransformsAreListedWithTheClosestStage) {
                            "transform/transforms/1: FDA (no close stage: it needs other images",
                            "transform/transforms/2/transforms/0: Erasing (closest stage: random_erasing; orients the rectangle",
                            "transform/transforms/2/transforms/1: Lambda (no close stage: arbitrary Python code",
-                           "transform/transforms/3: RandomSunFlare (closest stage: gaussian_illumination)"})
+                           "transform/transforms/3: IAAAffine (closest stage: affine)"})
     EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n" << r.err;
 }
 

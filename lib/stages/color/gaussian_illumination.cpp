@@ -67,7 +67,7 @@ Kornia's **RandomGaussianIllumination**: an additive Gaussian spot of light; def
   the values are not bitwise Kornia's, which uses binary32 `exp` and torch's generator.)
 )md",
       .no_import = "a Kornia transform (RandomGaussianIllumination); Albumentations has no Gaussian spot of "
-                   "light (its RandomSunFlare draws other shapes and is not available yet; RandomShadow is shadow)",
+                   "light (its RandomSunFlare is sun_flare, circles on a line; RandomShadow is shadow)",
       .counterpart = {.none = "OpenCV has no call that adds a Gaussian spot of light"},
   };
   return spec;

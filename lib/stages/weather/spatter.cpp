@@ -1,0 +1,345 @@
+// spatter: Albumentations' Spatter (docs/stages/weather.md#spatter).
+#include "kernels/weather/spatter.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <opencv2/imgproc.hpp>
+#include <vector>
+
+#include "kernels/noise/normal.hpp"
+#include "lib/stages/noise/normal_table.hpp"
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace spatter_impl {
+namespace {
+
+const Param<NumberParam> kMean{{.name = "mean",
+                                .doc = "mean of the normal field the liquid layer starts from; [lo, hi] draws one "
+                                       "per image",
+                                .default_value = 0.65,
+                                .random = true}};
+const Param<NumberParam> kStd{{.name = "std",
+                               .doc = "standard deviation of that field; [lo, hi] draws one per image",
+                               .default_value = 0.3,
+                               .random = true,
+                               .min = Bound{0}}};
+const Param<NumberParam> kSigma{{.name = "gauss_sigma",
+                                 .doc = "sigma of the Gaussian blur of the field; [lo, hi] draws one per image",
+                                 .default_value = 2.0,
+                                 .random = true,
+                                 .min = Bound{0, true},
+                                 .max = Bound{50}}};
+const Param<NumberParam> kThreshold{{.name = "cutout_threshold",
+                                     .doc = "blurred field values below it are cut to 0; [lo, hi] draws one per image",
+                                     .default_value = 0.68,
+                                     .random = true}};
+const Param<NumberParam> kIntensity{{.name = "intensity",
+                                     .doc = "strength of the drops or mud; [lo, hi] draws one per image",
+                                     .default_value = 0.6,
+                                     .random = true,
+                                     .min = Bound{0},
+                                     .max = Bound{1}}};
+enum class Mode { Rain, Mud };
+const Words<Mode> kModes{{{Mode::Rain, "rain"}, {Mode::Mud, "mud"}}};
+const Choice<Mode> kMode{kModes,
+                         {},
+                         Mode::Rain,
+                         {.name = "mode",
+                          .doc = "rain (bright drops added) or mud (dark patches blended in); a list "
+                                 "draws one per image",
+                          .random = true}};
+const Param<std::vector<std::int64_t>> kColor{
+    {.name = "color",
+     .doc = "[r, g, b] of the liquid (one value: the same for all three); absent: "
+            "(238, 238, 175) for rain, (20, 42, 63) for mud",
+     .optional = true,
+     .min = Bound{0},
+     .max = Bound{255}}};
+
+const StageSpec& spatter_spec() {
+  static const StageSpec spec{
+      .name = "spatter",
+      .family = "weather",
+      .summary = "Rain drops or mud spattered over the lens (Albumentations Spatter).",
+      .notes = {"As Albumentations 2.x's Spatter, with the stage's draws: a normal field blurred with "
+                "cv::GaussianBlur and cut below cutout_threshold; rain turns its edges (Canny, distance transform, "
+                "blurs, histogram equalisation, an emboss-like filter) into drops added to the image, mud blurs "
+                "the cut mask into patches blended over it. The layer is built on the host in float32 with OpenCV; "
+                "every backend applies it. RGB images only, as in Albumentations. Labels are not moved. "
+                "Albumentations' default p is 0.5, this stage's too."},
+      .params = {kMean, kStd, kSigma, kThreshold, kIntensity, kMode, kColor},
+      .channels = {3},
+      .default_p = 0.5,
+      .tolerance = {.reason = "the layer is built once on the host; every backend applies it with the same binary32 "
+                              "and double operations"},
+      .example = {{"stage", "spatter"}, {"mode", "mud"}, {"intensity", {0.4, 0.8}}},
+      .cases = {R"({})", R"({"mode": "mud"})",
+                R"({"mode": ["rain", "mud"], "mean": [0.6, 0.7], "std": [0.2, 0.4], "gauss_sigma": [1, 3], )"
+                R"("cutout_threshold": [0.6, 0.7], "intensity": [0.3, 0.9], "color": [0, 120, 255]})"},
+      .identity = R"({"intensity": 0})",
+      .bench = {R"({})", R"({"mode": "mud"})"},
+      .arithmetic = R"md(
+Albumentations 2.x's **Spatter** (its defaults: `mean` 0.65, `std` 0.3, `gauss_sigma` 2,
+`cutout_threshold` 0.68, `intensity` 0.6, each a value or a range; `mode` 'rain'; `color` (238, 238,
+175) for rain, (20, 42, 63) for mud; `p` 0.5), with the stage's draws in Albumentations' order.
+
+- **Draws**: `mean`, `std`, `cutout_threshold`, `gauss_sigma`, the mode (when a list), `intensity`,
+  each uniform in its range. Then the field `L = mean + std * z` per pixel (double, stored as float32),
+  `z` the standard normal of word `i % 4` of Philox block `i / 4` of sub-stream 1 (`i` the pixel's
+  index, row by row; kernels/noise/normal.hpp's table). The manifest records the drawn numbers, the
+  fraction of pixels the cut keeps (`wet`) and the layer's maximum.
+- **Layer** (host, float32, OpenCV): `cv::GaussianBlur(L, (k, k), sigma, sigma, REPLICATE)` with
+  `k = 2 * round(3 sigma) + 1` (half to even); values below `cutout_threshold` set to 0.
+  - **rain**: `L8 = trunc(clip(L * 255, 0, 255))` (8-bit); `dist = 255 - cv::Canny(L8, 50, 150)`;
+    `cv::distanceTransform(dist, DIST_L2, 5)`; `cv::threshold(20, TRUNC)`; `cv::GaussianBlur(3x3,
+    sigma 1, REPLICATE)`; truncated to 8 bits (clipped); `cv::equalizeHist`; `cv::filter2D` with
+    `[[-2, -1, 0], [-1, 1, 1], [0, 1, 2]]` (8-bit, REFLECT_101); `cv::GaussianBlur(5x5, sigma 1.5,
+    REPLICATE)` (8-bit); `m = float(L8) * dist` (binary32), then `m *= 1 / max(m)` (binary32) when the
+    maximum is positive. The layer is `m`, the scale `intensity * 0.9`.
+  - **mud**: `mask = L > cutout_threshold` (1 or 0, float32); when no pixel passes, 10% of the pixels
+    (`max(1, int(0.1 * H * W))`, distinct, drawn by a partial Fisher-Yates shuffle from sub-stream 2)
+    are set instead; `cv::GaussianBlur(mask, (0, 0), sigma, sigma, REPLICATE)`; divided by its maximum
+    (binary32) when positive, else `mask[0, 0] = 1`; times `intensity` (binary32). The layer is `mask`.
+- **Apply** (every backend, Albumentations' `float32_io`): `x = v / max` in binary32 (float samples
+  as they are), per colour channel `c` with `color_c = color[c] / 255` in double:
+  rain `y = x + (float)(m * color_c * scale)`; mud `y = (float)(x * keep_c) + mud_c` with
+  `mud_c = (float)(mask * color_c)`, `keep_c = (float)clip((color_c - mud_c) / color_c, 0, 1)` (double),
+  or `(float)(1 - mask)` when `color_c` is 0; then `y` clamped to [0, 1] and written back as
+  `RNE(y * max)` (8/16-bit) or `y` (float).
+- Albumentations 1.x blurred the field with scipy's `gaussian_filter` (mode 'nearest', truncated at
+  4 sigma), box-blurred the rain's distance map and did not normalise the mud by its maximum; the
+  importer maps 1.x's parameters (a mode list, a colour per mode) onto the 2.x computation, so 1.x's
+  scipy filter is approximated by the OpenCV blur above.
+)md",
+      .imports = {{.name = "Spatter",
+                   .how = "mean, std, gauss_sigma, cutout_threshold, intensity (a value or a range; also their "
+                          "*_range names), mode (1.x: a list to draw from), color (1.x: a colour per mode)",
+                   .convert =
+                       [](const TransformReader& t) {
+                         ojson s{{"stage", "spatter"}};
+                         const ojson& saved = t.saved();
+                         bool one = false;
+                         for (const char* name : {"mean", "std", "gauss_sigma", "cutout_threshold", "intensity"}) {
+                           const std::string range = std::string(name) + "_range";
+                           const char* key = t.has(name) ? name : (t.has(range.c_str()) ? range.c_str() : nullptr);
+                           if (key == nullptr) continue;
+                           const ojson& v = saved.at(key);
+                           s[name] = v;
+                           if (v.is_array() && v.size() == 2 && v[0] == v[1]) s[name] = v[0];
+                         }
+                         std::vector<std::string> modes;
+                         if (t.has("mode")) {
+                           const ojson& m = saved.at("mode");
+                           if (m.is_array()) {
+                             for (const auto& w : m) modes.push_back(w.get<std::string>());
+                             s["mode"] = modes.size() == 1 ? ojson(modes[0]) : m;
+                             one = true;
+                           } else {
+                             modes.push_back(m.get<std::string>());
+                             s["mode"] = m;
+                           }
+                         }
+                         if (t.has("color")) {
+                           const ojson& c = saved.at("color");
+                           if (c.is_object()) {  // 1.x: a colour per mode
+                             const std::string mode = modes.empty() ? "rain" : modes[0];
+                             if (modes.size() <= 1 && c.contains(mode))
+                               s["color"] = c.at(mode);
+                             else if (modes.size() > 1 && !(c.size() == 2 && c.contains("rain") && c.contains("mud") &&
+                                                            c.at("rain") == ojson{238, 238, 175} &&
+                                                            c.at("mud") == ojson{20, 42, 63}))
+                               t.note("Spatter (1.x): a colour per mode is not available; the modes' defaults are used");
+                           } else {
+                             s["color"] = c;
+                           }
+                         }
+                         if (one || t.has("always_apply"))
+                           t.note("Spatter (1.x): scipy's gaussian_filter is approximated by cv::GaussianBlur (2.x)");
+                         return s;
+                       }}},
+      .counterpart = {.none = "OpenCV has no spatter call (Albumentations builds the layer with cv::GaussianBlur, "
+                              "cv::Canny, cv::distanceTransform, cv::equalizeHist and cv::filter2D, then adds or "
+                              "blends it)"},
+  };
+  return spec;
+}
+
+const std::array<double, 3> kRainColor{238, 238, 175};
+const std::array<double, 3> kMudColor{20, 42, 63};
+
+struct SpatterDraw {
+  double mean = 0, std = 0, threshold = 0, sigma = 0, intensity = 0;
+  Mode mode = Mode::Rain;
+};
+
+class SpatterOp final : public Op {
+ public:
+  SpatterOp(const Shape& s, const SpatterDraw& dr, const std::array<double, 3>& color, const k::KeyedStream& stream)
+      : Op(s, s), drawn_(dr), color_(color) {
+    const int W = s.width, H = s.height;
+    const std::size_t n = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
+    // The normal field.
+    cv::Mat liquid(H, W, CV_32F);
+    const std::vector<float>& table = normal_table();
+    float* L = liquid.ptr<float>();
+    for (std::size_t i = 0; i < n; i += 4) {
+      const k::Philox4x32 b = stream.block(static_cast<std::uint32_t>(i / 4), 1);
+      for (std::size_t j = 0; j < 4 && i + j < n; ++j)
+        L[i + j] = static_cast<float>(dr.mean + dr.std * static_cast<double>(k::standard_normal(b.v[j], table.data())));
+    }
+    const int ksize = 2 * static_cast<int>(std::nearbyint(3 * dr.sigma)) + 1;
+    cv::GaussianBlur(liquid, liquid, cv::Size(ksize, ksize), dr.sigma, dr.sigma, cv::BORDER_REPLICATE);
+    const auto thr = static_cast<float>(dr.threshold);
+    std::size_t wet = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (L[i] < thr)
+        L[i] = 0;
+      else
+        ++wet;
+    }
+    wet_ = static_cast<double>(wet) / static_cast<double>(n);
+    layer_.resize(n);
+    if (dr.mode == Mode::Rain) {
+      cv::Mat l8(H, W, CV_8U);
+      std::uint8_t* q = l8.ptr<std::uint8_t>();
+      for (std::size_t i = 0; i < n; ++i) {
+        const float v = L[i] * 255.f;
+        q[i] = static_cast<std::uint8_t>(v < 0.f ? 0.f : (v > 255.f ? 255.f : v));
+      }
+      cv::Mat edges, dist, dist8;
+      cv::Canny(l8, edges, 50, 150);
+      cv::subtract(cv::Scalar(255), edges, edges);
+      cv::distanceTransform(edges, dist, cv::DIST_L2, 5);
+      cv::threshold(dist, dist, 20, 20, cv::THRESH_TRUNC);
+      cv::GaussianBlur(dist, dist, cv::Size(3, 3), 1, 1, cv::BORDER_REPLICATE);
+      dist8.create(H, W, CV_8U);
+      {
+        const float* f = dist.ptr<float>();
+        std::uint8_t* o = dist8.ptr<std::uint8_t>();
+        for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<std::uint8_t>(std::clamp(f[i], 0.f, 255.f));
+      }
+      cv::equalizeHist(dist8, dist8);
+      const cv::Mat ker = (cv::Mat_<float>(3, 3) << -2, -1, 0, -1, 1, 1, 0, 1, 2);
+      cv::filter2D(dist8, dist8, -1, ker);
+      cv::GaussianBlur(dist8, dist8, cv::Size(5, 5), 1.5, 1.5, cv::BORDER_REPLICATE);
+      const std::uint8_t* dv = dist8.ptr<std::uint8_t>();
+      float most = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        layer_[i] = static_cast<float>(q[i]) * static_cast<float>(dv[i]);
+        most = std::max(most, layer_[i]);
+      }
+      if (most > 0) {
+        const float inv = 1.f / most;
+        for (float& v : layer_) v *= inv;
+      }
+      scale_ = dr.intensity * 0.9;
+    } else {
+      std::size_t on = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        layer_[i] = L[i] > thr ? 1.f : 0.f;
+        on += L[i] > thr ? 1 : 0;
+      }
+      if (on == 0) {  // 10% of the pixels, distinct: a partial Fisher-Yates shuffle
+        const std::size_t need = std::max<std::size_t>(1, static_cast<std::size_t>(0.1 * static_cast<double>(n)));
+        std::vector<std::uint32_t> idx(n);
+        std::iota(idx.begin(), idx.end(), 0u);
+        for (std::size_t i = 0; i < need; ++i) {
+          const k::Philox4x32 b = stream.block(static_cast<std::uint32_t>(i), 2);
+          const std::uint64_t r = ((static_cast<std::uint64_t>(b.v[0]) << 32) | b.v[1]) % (n - i);
+          std::swap(idx[i], idx[i + r]);
+          layer_[idx[i]] = 1.f;
+        }
+      }
+      cv::Mat mask(H, W, CV_32F, layer_.data());
+      if (dr.sigma > 0) cv::GaussianBlur(mask, mask, cv::Size(0, 0), dr.sigma, dr.sigma, cv::BORDER_REPLICATE);
+      const float most = *std::max_element(layer_.begin(), layer_.end());
+      if (most > 0) {
+        for (float& v : layer_) v = v / most;
+      } else {
+        layer_[0] = 1.f;
+      }
+      const auto k = static_cast<float>(dr.intensity);
+      for (float& v : layer_) v = v * k;
+    }
+    layer_max_ = *std::max_element(layer_.begin(), layer_.end());
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    k::SpatterArgs a;
+    a.layer = ctx.table(layer_);
+    a.c0 = color_[0] / 255.0;
+    a.c1 = color_[1] / 255.0;
+    a.c2 = color_[2] / 255.0;
+    a.scale = scale_;
+    a.mud = drawn_.mode == Mode::Mud;
+    with_views(in, out, [&](auto src, auto dst) { k::spatter(src, dst, a, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    return {{kMean.name, drawn_.mean},
+            {kStd.name, drawn_.std},
+            {kThreshold.name, drawn_.threshold},
+            {kSigma.name, drawn_.sigma},
+            {kMode.name, kModes.name(drawn_.mode)},
+            {kIntensity.name, drawn_.intensity},
+            {kColor.name, color_},
+            {"wet", wet_},
+            {"layer_max", layer_max_}};
+  }
+
+ private:
+  SpatterDraw drawn_;
+  std::array<double, 3> color_;
+  double scale_ = 1;
+  float layer_max_ = 0;
+  double wet_ = 0;  // the fraction of pixels the cut keeps
+  std::vector<float> layer_;
+};
+
+class SpatterStage final : public Stage {
+ public:
+  explicit SpatterStage(const StageConfig& c)
+      : mean_(c.get(kMean)),
+        std_(c.get(kStd)),
+        sigma_(c.get(kSigma)),
+        threshold_(c.get(kThreshold)),
+        intensity_(c.get(kIntensity)),
+        mode_(c.get(kMode)) {
+    if (c.has(kColor)) {
+      const std::vector<std::int64_t>& color = c.get(kColor);
+      if (color.size() != 3 && color.size() != 1) c.fail(kColor, "give three values [r, g, b] or one for all three");
+      for (std::size_t i = 0; i < 3; ++i) color_[i] = static_cast<double>(color[color.size() == 1 ? 0 : i]);
+      has_color_ = true;
+    }
+  }
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    SpatterDraw dr;
+    dr.mean = mean_.sample(d);
+    dr.std = std_.sample(d);
+    dr.threshold = threshold_.sample(d);
+    dr.sigma = sigma_.sample(d);
+    dr.mode = mode_.sample(d);
+    dr.intensity = intensity_.sample(d);
+    const std::array<double, 3> color = has_color_ ? color_ : (dr.mode == Mode::Rain ? kRainColor : kMudColor);
+    return std::make_unique<SpatterOp>(in, dr, color, d.stream());
+  }
+
+ private:
+  NumberParam mean_, std_, sigma_, threshold_, intensity_;
+  Drawn<Mode> mode_;
+  bool has_color_ = false;
+  std::array<double, 3> color_{};
+};
+
+}  // namespace
+}  // namespace spatter_impl
+
+StageType spatter_stage() { return stage_type<spatter_impl::SpatterStage>(&spatter_impl::spatter_spec); }
+
+}  // namespace aug

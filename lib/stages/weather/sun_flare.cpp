@@ -1,0 +1,384 @@
+// sun_flare: Albumentations' RandomSunFlare (docs/stages/weather.md#sun_flare).
+#include "kernels/weather/sun_flare.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <opencv2/imgproc.hpp>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/stages/stage.hpp"
+
+namespace aug {
+
+namespace sun_flare_impl {
+namespace {
+
+constexpr int kMaxFlareCircles = 16;                 // bits of the cover word
+constexpr double kFlarePi = 3.14159265358979323846;  // Python's math.pi
+
+const Param<std::vector<double>> kRoi{{.name = "flare_roi",
+                                       .doc = "where the flare's centre falls: [x_min, y_min, x_max, y_max], "
+                                              "fractions of the width and height, each in [0, 1]",
+                                       .default_value = {0.0, 0.0, 1.0, 0.5}}};
+const Param<NumberParam> kAngle{{.name = "angle",
+                                 .doc = "direction of the line the flare circles lie on, in turns (2 pi * angle "
+                                        "radians); [lo, hi] draws one per image",
+                                 .default_value = {0.0, 1.0},
+                                 .random = true,
+                                 .min = Bound{0},
+                                 .max = Bound{1}}};
+const Param<IntPair> kNumCircles{{.name = "num_flare_circles",
+                                  .doc = "range of the number of flare circles per image (inclusive)",
+                                  .default_value = {6, 10},
+                                  .min = Bound{1},
+                                  .max = Bound{kMaxFlareCircles},
+                                  .ordered = true,
+                                  .elements = "[lo, hi]"}};
+const Param<IntegerParam> kSrcRadius{{.name = "src_radius",
+                                      .doc = "radius of the sun in pixels; src_radius // 10 concentric circles",
+                                      .default_value = 400,
+                                      .min = Bound{1},
+                                      .max = Bound{10000}}};
+const Param<std::vector<std::int64_t>> kSrcColor{{.name = "src_color",
+                                                  .doc = "colour of the sun [r, g, b] (one value: the same for "
+                                                         "all three; gray images use r)",
+                                                  .default_value = {255, 255, 255},
+                                                  .min = Bound{0},
+                                                  .max = Bound{255}}};
+enum class Method { Overlay, PhysicsBased };
+const Words<Method> kMethods{{{Method::Overlay, "overlay"}, {Method::PhysicsBased, "physics_based"}}};
+const Choice<Method> kMethod{
+    kMethods,
+    {},
+    Method::Overlay,
+    {.name = "method", .doc = "overlay (circles blended in turn); physics_based is not available yet"}};
+
+const StageSpec& sun_flare_spec() {
+  static const StageSpec spec{
+      .name = "sun_flare",
+      .family = "weather",
+      .summary = "A sun and a line of flare circles blended over the image (Albumentations RandomSunFlare).",
+      .notes = {"As Albumentations 2.x's RandomSunFlare with method 'overlay', on 8-bit values, with the stage's "
+                "draws: a centre in flare_roi, a direction, 6 to 10 filled circles of radius rad^3 on the line "
+                "through the centre, each blended in turn with its own alpha as albucore's add_weighted rounds, "
+                "then src_radius // 10 concentric circles of src_color blended with a cubic alpha ramp. 16-bit "
+                "and float images are quantised to 8 bits and given back (Albumentations' uint8_io). The "
+                "'physics_based' method is refused. Labels are not moved. Albumentations' default p is 0.5, this "
+                "stage's too."},
+      .params = {kRoi, kAngle, kNumCircles, kSrcRadius, kSrcColor, kMethod},
+      .channels = {1, 3},
+      .default_p = 0.5,
+      .tolerance = {.reason = "the circles and every blend are computed once on the host into per-cover tables of "
+                              "the 256 8-bit values; the kernels only look values up"},
+      .example = {{"stage", "sun_flare"}, {"src_radius", 200}, {"num_flare_circles", {4, 8}}},
+      .cases = {R"({})", R"({"flare_roi": [0, 0, 1, 1], "src_radius": 60, "src_color": [255, 200, 120]})",
+                R"({"num_flare_circles": [16, 16], "angle": 0.25, "src_radius": 9})"},
+      .no_identity = "the sun and its circles are drawn on every image",
+      .bench = {R"({})", R"({"src_radius": 100, "num_flare_circles": [12, 16]})"},
+      .arithmetic = R"md(
+Albumentations 2.x's **RandomSunFlare** with `method="overlay"` (its defaults: `flare_roi`
+(0, 0, 1, 0.5), `angle_range` (0, 1), `num_flare_circles_range` (6, 10), `src_radius` 400,
+`src_color` (255, 255, 255), `p` 0.5) on 8-bit values, with the stage's draws in Albumentations'
+order.
+
+- **Draws**: `angle = 2 pi * uniform(angle)`; the centre `cx = int(W * uniform(x_min, x_max))`,
+  `cy = int(H * uniform(y_min, y_max))`; `n = integer(num_flare_circles)`. The line's points are
+  `(cx + t cos(angle), cy + t sin(angle))` for `t` in `range(-cx, W - cx, step)`,
+  `step = max(1, int(0.01 * sqrt(H^2 + W^2)))`. Per circle, in this order: `alpha = uniform(0.05, 0.2)`,
+  one of the points (each as likely; its coordinates truncated towards zero), `rad = integer(1,
+  max(2, int(0.01 H)))`, then per channel of `src_color` a colour `integer(max(c - range, 0), c)` with
+  `range = int(0.2 * max(src_color))`. The circle's radius is `rad^3`. The manifest records the centre,
+  the circles and the number of distinct covers.
+- **Flare circles**: Albumentations draws each circle (`cv::circle`, filled, 8-connected) onto an
+  overlay that keeps the earlier circles, and after each one blends `output = add_weighted(overlay,
+  alpha, output, 1 - alpha)`. albucore's 8-bit `add_weighted` (simsimd's `wsum`): with `af =
+  (float)alpha`, `bf = (float)(1 - alpha)`, `s = a * af + b * bf` in binary32 (each product rounded,
+  then the sum), the result `0` below 0, `255` above 255, else `(int)(s + 0.5f)` (halves away from
+  zero: the serial path).
+- **Sun**: `m = src_radius // 10` circles of `src_color` centred on `(cx, cy)`, radius
+  `int(linspace(1, src_radius, m)[i])`, drawn in turn onto an overlay that starts as the output of the
+  flare circles; after each, `output = add_weighted(overlay, a^3, output, 1 - a^3)` with
+  `a = linspace(0, min(5 * sum(alpha * rad^3) / sum(rad^3), 1), m)[m - 1 - i]` (numpy's linspace:
+  `i * step + start`, the last value the end itself).
+- **How it runs**: a pixel's result depends only on its 8-bit value and its cover: which flare circles
+  fall on it and the first sun circle that does (the overlay keeps the colour of the last circle drawn
+  over a pixel; before the first, overlay and output agree and a blend leaves the value as it is). The
+  host rasterises the circles with `cv::circle` itself, numbers the distinct covers and tabulates the
+  whole sequence of blends for every cover, channel and 8-bit value; the kernels look each value up.
+  At most 16 flare circles (the bits of a cover word).
+- **Other types** (Albumentations' `uint8_io`): float `q = clamp(rint(v * 255), 0, 255)` (NaN 0),
+  given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray images, which
+  Albumentations refuses (RGB only), take the first component of each colour, as `cv::circle` does
+  on one channel.
+- `method="physics_based"` (a blurred flare layer with rays, a radial falloff and a screen blend) is
+  not available: the stage refuses it. Albumentations 1.x's parameters (`angle_lower/upper`,
+  `num_flare_circles_lower/upper`) map onto the same draws; 1.x used 1.x's rules (a step of 10 pixels,
+  `rad` up to `max(H // 100 - 2, 2)`, colours down to `c - 50`, a fixed alpha ramp and
+  `cv::addWeighted`), which the importer notes.
+)md",
+      .imports = {{.name = "RandomSunFlare",
+                   .how = "flare_roi, angle_range (or angle_lower/upper), num_flare_circles_range (or "
+                          "num_flare_circles_lower/upper), src_radius, src_color, method; 1.x's draws and blends "
+                          "become 2.x's",
+                   .convert =
+                       [](const TransformReader& t) {
+                         ojson s{{"stage", "sun_flare"}};
+                         if (t.has("flare_roi")) s["flare_roi"] = t.saved().at("flare_roi");
+                         if (t.has("angle_range")) {
+                           const auto [lo, hi] = t.limit("angle_range", {0, 1}, false);
+                           s["angle"] = ojson::array({lo, hi});
+                         } else if (t.has("angle_lower") || t.has("angle_upper")) {
+                           s["angle"] = ojson::array({t.number("angle_lower", 0), t.number("angle_upper", 1)});
+                         }
+                         if (t.has("num_flare_circles_range")) {
+                           const auto [lo, hi] = t.limit("num_flare_circles_range", {6, 10}, false);
+                           s["num_flare_circles"] = ojson::array({std::llround(lo), std::llround(hi)});
+                         } else if (t.has("num_flare_circles_lower") || t.has("num_flare_circles_upper")) {
+                           s["num_flare_circles"] =
+                               ojson::array({std::llround(t.number("num_flare_circles_lower", 6)),
+                                             std::llround(t.number("num_flare_circles_upper", 10))});
+                         }
+                         s["src_radius"] = std::llround(t.number("src_radius", 400));
+                         if (t.has("src_color")) s["src_color"] = t.saved().at("src_color");
+                         if (t.has("method")) s["method"] = t.saved().at("method");
+                         if (t.has("angle_lower") || t.has("angle_upper") || t.has("num_flare_circles_lower") ||
+                             t.has("num_flare_circles_upper"))
+                           t.note("RandomSunFlare (1.x): its circle draws and blends become 2.x's");
+                         return s;
+                       }}},
+      .counterpart = {.none = "OpenCV has no sun flare call (Albumentations draws it with cv::circle and a "
+                              "weighted sum per circle)"},
+  };
+  return spec;
+}
+
+struct FlareCircle {
+  double alpha = 0;
+  int x = 0, y = 0, radius = 0;
+  std::array<int, 3> color{};
+};
+
+// albucore's 8-bit add_weighted (simsimd wsum, serial path) of one value.
+int flare_wsum(int a, float af, int b, float bf) {
+  const float pa = static_cast<float>(a) * af;
+  const float pb = static_cast<float>(b) * bf;
+  const float s = pa + pb;
+  if (s > 255.f) return 255;
+  if (s < 0.f) return 0;
+  return static_cast<int>(s + 0.5f);
+}
+
+// numpy.linspace(start, stop, num)[i].
+double flare_linspace(double start, double stop, int num, int i) {
+  if (num == 1) return start;
+  if (i == num - 1) return stop;
+  const double step = (stop - start) / static_cast<double>(num - 1);
+  return static_cast<double>(i) * step + start;
+}
+
+class SunFlareOp final : public Op {
+ public:
+  SunFlareOp(const Shape& s, int cx, int cy, int src_radius, const std::array<int, 3>& src_color,
+             std::vector<FlareCircle> circles)
+      : Op(s, s), cx_(cx), cy_(cy), src_radius_(src_radius), circles_(std::move(circles)) {
+    const std::size_t npx = static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height);
+    const cv::Rect image(0, 0, s.width, s.height);
+    // Which flare circles cover each pixel (bit i: circle i), rasterised as cv::circle does.
+    std::vector<std::uint16_t> bits(npx, 0);
+    cv::Mat mask;
+    for (std::size_t i = 0; i < circles_.size(); ++i) {
+      const FlareCircle& c = circles_[i];
+      const cv::Rect box = cv::Rect(c.x - c.radius, c.y - c.radius, 2 * c.radius + 1, 2 * c.radius + 1) & image;
+      if (box.empty()) continue;
+      mask.create(box.height, box.width, CV_8U);
+      mask.setTo(0);
+      cv::circle(mask, cv::Point(c.x - box.x, c.y - box.y), c.radius, cv::Scalar(255), cv::FILLED, cv::LINE_8);
+      const auto bit = static_cast<std::uint16_t>(1u << i);
+      for (int y = 0; y < box.height; ++y) {
+        const std::uint8_t* m = mask.ptr<std::uint8_t>(y);
+        std::uint16_t* b = bits.data() + static_cast<std::size_t>(y + box.y) * s.width + box.x;
+        for (int x = 0; x < box.width; ++x) b[x] = static_cast<std::uint16_t>(b[x] | (m[x] ? bit : 0));
+      }
+    }
+    // The first sun circle over each pixel (kNone: none): drawn from the largest index down.
+    const int m = src_radius / 10;
+    sun_circles_ = m;
+    constexpr int kNone = 65535;
+    cv::Mat first(s.height, s.width, CV_16U, cv::Scalar(kNone));
+    for (int i = m - 1; i >= 0; --i) {
+      const int r = static_cast<int>(flare_linspace(1, src_radius, m, i));
+      cv::circle(first, cv::Point(cx, cy), r, cv::Scalar(i), cv::FILLED, cv::LINE_8);
+    }
+    // The blends, as Albumentations orders them.
+    double weighted = 0, total = 0;
+    for (const FlareCircle& c : circles_) {
+      weighted += c.alpha * c.radius;
+      total += c.radius;
+    }
+    const double max_alpha = std::min(weighted / total * 5, 1.0);
+    std::vector<float> sun_af(static_cast<std::size_t>(m)), sun_bf(static_cast<std::size_t>(m));
+    for (int i = 0; i < m; ++i) {
+      const double a = flare_linspace(0, max_alpha, m, m - i - 1);
+      const double a3 = a * a * a;
+      sun_af[static_cast<std::size_t>(i)] = static_cast<float>(a3);
+      sun_bf[static_cast<std::size_t>(i)] = static_cast<float>(1 - a3);
+    }
+    const int C = s.channels;
+    // Per mask of flare circles: what they make of each value; per first sun circle: what the sun makes.
+    std::unordered_map<std::uint32_t, std::vector<std::uint8_t>> flare_tables, sun_tables;
+    auto flare_table = [&](std::uint16_t b) -> const std::vector<std::uint8_t>& {
+      auto it = flare_tables.find(b);
+      if (it != flare_tables.end()) return it->second;
+      std::vector<std::uint8_t> t(static_cast<std::size_t>(C) * 256);
+      for (int ch = 0; ch < C; ++ch)
+        for (int q = 0; q < 256; ++q) {
+          int out = q, over = q;
+          bool started = false;
+          for (std::size_t i = 0; i < circles_.size(); ++i) {
+            if ((b >> i) & 1u) {
+              over = circles_[i].color[static_cast<std::size_t>(ch)];
+              started = true;
+            }
+            if (started)
+              out = flare_wsum(over, static_cast<float>(circles_[i].alpha), out,
+                               static_cast<float>(1 - circles_[i].alpha));
+          }
+          t[static_cast<std::size_t>(ch) * 256 + q] = static_cast<std::uint8_t>(out);
+        }
+      return flare_tables.emplace(b, std::move(t)).first->second;
+    };
+    auto sun_table = [&](int k0) -> const std::vector<std::uint8_t>& {
+      auto it = sun_tables.find(static_cast<std::uint32_t>(k0));
+      if (it != sun_tables.end()) return it->second;
+      std::vector<std::uint8_t> t(static_cast<std::size_t>(C) * 256);
+      for (int ch = 0; ch < C; ++ch)
+        for (int q = 0; q < 256; ++q) {
+          int out = q;
+          if (k0 != kNone)
+            for (int i = k0; i < m; ++i)
+              out = flare_wsum(src_color[static_cast<std::size_t>(ch)], sun_af[static_cast<std::size_t>(i)], out,
+                               sun_bf[static_cast<std::size_t>(i)]);
+          t[static_cast<std::size_t>(ch) * 256 + q] = static_cast<std::uint8_t>(out);
+        }
+      return sun_tables.emplace(static_cast<std::uint32_t>(k0), std::move(t)).first->second;
+    };
+    // Number the distinct covers (flare bits, first sun circle) in order of appearance.
+    cover_.resize(npx);
+    std::unordered_map<std::uint32_t, std::uint16_t> ids;
+    std::uint32_t last_key = 0;
+    std::uint16_t last_id = 0;
+    bool have_last = false;
+    for (int y = 0; y < s.height; ++y) {
+      const std::uint16_t* f = first.ptr<std::uint16_t>(y);
+      const std::uint16_t* b = bits.data() + static_cast<std::size_t>(y) * s.width;
+      std::uint16_t* o = cover_.data() + static_cast<std::size_t>(y) * s.width;
+      for (int x = 0; x < s.width; ++x) {
+        const std::uint32_t key = (static_cast<std::uint32_t>(b[x]) << 16) | f[x];
+        if (!have_last || key != last_key) {
+          auto it = ids.find(key);
+          if (it == ids.end()) {
+            if (ids.size() > 65535) throw std::runtime_error("sun_flare: more than 65536 distinct covers");
+            const auto id = static_cast<std::uint16_t>(ids.size());
+            it = ids.emplace(key, id).first;
+            const std::vector<std::uint8_t>& ft = flare_table(b[x]);
+            const std::vector<std::uint8_t>& st = sun_table(f[x]);
+            table_.resize(table_.size() + static_cast<std::size_t>(C) * 256);
+            std::uint8_t* t = table_.data() + static_cast<std::size_t>(id) * C * 256;
+            for (int ch = 0; ch < C; ++ch)
+              for (int q = 0; q < 256; ++q) t[ch * 256 + q] = st[static_cast<std::size_t>(ch) * 256 + ft[ch * 256 + q]];
+          }
+          last_key = key;
+          last_id = it->second;
+          have_last = true;
+        }
+        o[x] = last_id;
+      }
+    }
+    covers_ = static_cast<int>(ids.size());
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    k::SunFlareArgs a;
+    a.cover = ctx.table(cover_);
+    a.table = ctx.table(table_);
+    with_views(in, out, [&](auto src, auto dst) { k::sun_flare(src, dst, a, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    nlohmann::json list = nlohmann::json::array();
+    for (const FlareCircle& c : circles_)
+      list.push_back({{"alpha", c.alpha}, {"center", {c.x, c.y}}, {"radius", c.radius}, {"color", c.color}});
+    return {{"flare_center", {cx_, cy_}}, {"circles", list}, {"sun_circles", sun_circles_}, {"covers", covers_}};
+  }
+
+ private:
+  int cx_, cy_, src_radius_;
+  int sun_circles_ = 0, covers_ = 0;
+  std::vector<FlareCircle> circles_;
+  std::vector<std::uint16_t> cover_;
+  std::vector<std::uint8_t> table_;
+};
+
+class SunFlareStage final : public Stage {
+ public:
+  explicit SunFlareStage(const StageConfig& c)
+      : roi_(c.get(kRoi)),
+        angle_(c.get(kAngle)),
+        num_(c.get(kNumCircles)),
+        src_radius_(static_cast<int>(c.get(kSrcRadius).lo)) {
+    if (roi_.size() != 4) c.fail(kRoi, "give four numbers: [x_min, y_min, x_max, y_max]");
+    for (double v : roi_)
+      if (!(v >= 0 && v <= 1)) c.fail(kRoi, "each number must be in [0, 1]");
+    if (roi_[0] > roi_[2] || roi_[1] > roi_[3]) c.fail(kRoi, "x_min must not exceed x_max, nor y_min y_max");
+    const std::vector<std::int64_t>& color = c.get(kSrcColor);
+    if (color.size() != 3 && color.size() != 1) c.fail(kSrcColor, "give three values [r, g, b] or one for all three");
+    for (std::size_t i = 0; i < 3; ++i) color_[i] = static_cast<int>(color[color.size() == 1 ? 0 : i]);
+    for (Method m : c.get(kMethod).options)
+      if (m == Method::PhysicsBased)
+        c.fail(kMethod, "physics_based is not available (only overlay: circles blended in turn)");
+  }
+
+  std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
+    const int W = in.width, H = in.height;
+    const double angle = 2 * kFlarePi * angle_.sample(d);
+    const int cx = static_cast<int>(W * d.uniform(roi_[0], roi_[2]));
+    const int cy = static_cast<int>(H * d.uniform(roi_[1], roi_[3]));
+    const auto n = static_cast<int>(d.integer(num_[0], num_[1]));
+    const double diagonal = std::sqrt(static_cast<double>(H) * H + static_cast<double>(W) * W);
+    const int step = std::max(1, static_cast<int>(diagonal * 0.01));
+    const int max_rad = std::max(2, static_cast<int>(H * 0.01));
+    const int range = static_cast<int>(*std::max_element(color_.begin(), color_.end()) * 0.2);
+    const std::int64_t points = (W + step - 1) / step;  // range(-cx, W - cx, step)
+    const double cs = std::cos(angle), sn = std::sin(angle);
+    std::vector<FlareCircle> circles(static_cast<std::size_t>(n));
+    for (FlareCircle& c : circles) {
+      c.alpha = d.uniform(0.05, 0.2);
+      const double t = static_cast<double>(-cx + step * d.integer(0, points - 1));
+      c.x = static_cast<int>(cx + t * cs);
+      c.y = static_cast<int>(cy + t * sn);
+      const auto rad = static_cast<int>(d.integer(1, max_rad));
+      c.radius = rad * rad * rad;
+      for (std::size_t k = 0; k < 3; ++k)
+        c.color[k] = static_cast<int>(d.integer(std::max(color_[k] - range, 0), color_[k]));
+    }
+    return std::make_unique<SunFlareOp>(in, cx, cy, src_radius_, color_, std::move(circles));
+  }
+
+ private:
+  std::vector<double> roi_;
+  NumberParam angle_;
+  IntPair num_;
+  int src_radius_;
+  std::array<int, 3> color_{};
+};
+
+}  // namespace
+}  // namespace sun_flare_impl
+
+StageType sun_flare_stage() { return stage_type<sun_flare_impl::SunFlareStage>(&sun_flare_impl::sun_flare_spec); }
+
+}  // namespace aug
