@@ -110,9 +110,12 @@ class Importer {
       if (s.is_null()) continue;
       stage_places_.emplace_back(pointer + "/" + std::to_string(out.size()), shown(child));
       if (weights) {
-        // OneOf draws its child by the children's p (normalised) and applies it surely.
+        // OneOf draws its child by the children's p (normalised) and applies it surely: p 1, left out
+        // where it is the stage's default.
         weights->push_back(p.value_or(0.5));
-        s.erase("p");
+        const StageSpec* spec = find_spec(s.value("stage", std::string()));
+        if (spec && spec->default_p != 1.0) s["p"] = 1;
+        else s.erase("p");
       }
       out.push_back(std::move(s));
     }
@@ -129,6 +132,29 @@ class Importer {
     if (c.has("p")) p = c.number("p", 0.5);
     if (c.has("always_apply") && t.at("always_apply").is_boolean() && t.at("always_apply").get<bool>()) p = 1.0;
     ojson s;
+    if (name == "OneOrOther") {
+      // Its first transform with probability p, else its last, either applied surely; the
+      // composition itself always runs.
+      json children = c.has("transforms") ? t.at("transforms") : json::array();
+      if (children.empty()) {
+        if (c.has("first")) children.push_back(t.at("first"));
+        if (c.has("second")) children.push_back(t.at("second"));
+      }
+      if (children.size() < 2) c.fail("OneOrOther needs two transforms (first and second)");
+      ojson ignored = ojson::array();
+      const json pair = json::array({children.front(), children.back()});
+      s = ojson{{"stage", "one_of"}};
+      s["stages"] = list(pair, where + "/transforms", &ignored, pointer + "/stages");
+      const double first = p.value_or(0.5);
+      if (s["stages"].size() == 2) s["weights"] = ojson::array({first, 1 - first});
+      else c.note("OneOrOther: one of its two transforms was left out; the other always runs");
+      if (s["stages"].empty()) {
+        c.note(name + " left out: none of its transforms remains");
+        return nullptr;
+      }
+      p = 1.0;
+      return s;
+    }
     if (is_albumentations_composition(name)) {
       s = ojson{{"stage", name == "OneOf" ? "one_of" : name == "SomeOf" ? "some_of" : "sequence"}};
       ojson weights = ojson::array();
@@ -374,6 +400,7 @@ std::string albumentations_table_markdown() {
   o << "| Compose, Sequential | `sequence` (the top Compose: the pipeline) | bbox_params become the `labels` block |\n"
     << "| OneOf | `one_of` | the children's p become `weights`, and each runs surely once chosen |\n"
     << "| SomeOf | `some_of` | n; drawn without repetition |\n"
+    << "| OneOrOther | `one_of` | its two transforms with weights p and 1 - p, each applied surely |\n"
     << "| Normalize, ToTensorV2, ToFloat, FromFloat, NoOp | left out, with a note | they change what a training "
        "loader receives, not the image file |\n";
   return o.str();

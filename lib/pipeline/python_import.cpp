@@ -190,6 +190,10 @@ const std::vector<Signature>& signatures() {
       {"Perspective", "scale keep_size pad_mode pad_val mask_pad_val fit_output interpolation always_apply p",
        "scale keep_size fit_output interpolation mask_interpolation border_mode fill fill_mask p", 0.5},
       {"IAAPerspective", "scale keep_size always_apply p", "-", 0.5},
+      {"IAAFliplr", "always_apply p", "-", 0.5},
+      {"IAAFlipud", "always_apply p", "-", 0.5},
+      {"Pad", "-", "padding fill fill_mask border_mode p", 1.0},
+      {"OneOrOther", "first second transforms p", "first second transforms p", 0.5},
       {"Affine",
        "scale translate_percent translate_px rotate shear interpolation mask_interpolation cval cval_mask mode "
        "fit_output keep_ratio rotate_method always_apply p",
@@ -216,6 +220,7 @@ bool fits(const std::string& param, const Value& v) {
   if (param == "always_apply") return v.kind == Kind::boolean;
   if (param == "p") return v.is_number();
   if (param == "transforms") return v.kind == Kind::list || v.kind == Kind::tuple;
+  if (param == "first" || param == "second") return v.kind == Kind::call || v.kind == Kind::none;  // OneOrOther
   if (param == "height" || param == "width" || param == "min_height" || param == "min_width" ||
       param == "interpolation" || param == "border_mode" || param == "mask_interpolation" || param == "n")
     return v.kind == Kind::integer || (v.kind == Kind::none && param.compare(0, 4, "min_") == 0);
@@ -280,6 +285,17 @@ class AlbumentationsWriter {
         list.push_back(transform(c, where + "/transforms/" + std::to_string(i)));
       }
       t[key] = list;
+      return;
+    }
+    if ((key == "first" || key == "second") && name == "OneOrOther") {
+      // As A.save writes it: transforms [first, second].
+      if (v.kind == Kind::none) return;
+      if (v.kind != Kind::call) fail(v, key + " must be a transform, not " + v.repr());
+      json& list = t["transforms"];
+      if (!list.is_array()) list = json::array();
+      const std::size_t i = key == "first" ? 0 : 1;
+      while (list.size() <= i) list.push_back(nullptr);
+      list[i] = transform(v, where + "/transforms/" + std::to_string(i));
       return;
     }
     t[key] = value(v, where);

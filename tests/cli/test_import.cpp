@@ -211,6 +211,39 @@ TEST(ImportAlbumentations, OldPipelinesImport) {
   EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "old.json"));
 }
 
+// OneOrOther: its two transforms with weights p and 1 - p, each applied surely (a stage whose own
+// default p is below 1 gets p 1); from a saved file and from Python's first= / second=. 2.x's Pad
+// and imgaug's flips.
+TEST(ImportAlbumentations, OneOrOtherPadAndImgaugFlips) {
+  const json saved = json::parse(R"({"__version__": "1.3.1", "transform": {"__class_fullname__": "Compose", "p": 1.0,
+    "transforms": [
+      {"__class_fullname__": "OneOrOther", "p": 0.3, "transforms": [
+        {"__class_fullname__": "GlassBlur", "p": 0.5}, {"__class_fullname__": "IAAFliplr", "p": 0.5}]},
+      {"__class_fullname__": "OneOf", "p": 0.8, "transforms": [
+        {"__class_fullname__": "GlassBlur", "p": 0.3}, {"__class_fullname__": "IAAFlipud", "p": 0.7}]},
+      {"__class_fullname__": "Pad", "padding": [4, 8], "fill": 10, "border_mode": 0, "p": 1.0}]}})");
+  const Imported imp = import_albumentations(saved, "oneorother.json");
+  const auto& st = imp.pipeline["stages"];
+  ASSERT_EQ(st.size(), 3u) << imp.pipeline.dump();
+  EXPECT_EQ(json::parse(st[0].dump()), json::parse(R"({"stage": "one_of", "weights": [0.3, 0.7], "stages": [
+      {"stage": "glass_blur", "sigma": 0.7, "max_delta": 4, "iterations": 2, "p": 1},
+      {"stage": "flip", "direction": "horizontal"}]})"))
+      << st[0].dump();
+  // glass_blur's own default p is 0.5: once chosen it must still run surely.
+  EXPECT_EQ(st[1]["stages"][0]["p"], 1) << st[1].dump();
+  EXPECT_EQ(json::parse(st[1]["stages"][1].dump()), json::parse(R"({"stage": "flip", "direction": "vertical"})")) << st[1].dump();
+  EXPECT_EQ(json::parse(st[2].dump()), json::parse(R"({"stage": "pad", "padding": [4, 8], "border": "constant", "fill": 10})"))
+      << st[2].dump();
+  EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "oneorother.json"));
+  // The same written as Python, with first= and second=.
+  testing::TempDir dir;
+  testing::write_text(dir / "t.py",
+                      "import albumentations as A\nt = A.Compose([A.OneOrOther(first=A.GlassBlur(p=1), "
+                      "second=A.IAAFliplr(), p=0.3)])\n");
+  const Imported py = import_albumentations_python((dir / "t.py").string(), "");
+  EXPECT_EQ(py.pipeline["stages"][0], st[0]) << py.pipeline.dump();
+}
+
 // Affine's per-axis and asymmetric forms: a scale dict per axis, an asymmetric translate_percent,
 // translate_px per axis; keep_ratio makes one scale.
 TEST(ImportAlbumentations, AffinePerAxisScaleAndAsymmetricShifts) {

@@ -48,8 +48,8 @@ TEST(ImportPython, AlbumentationsClassificationScript) {
     {"stage":"affine","angle":[-15.0,15.0],"translate":[0.0625,0.0625],"scale":[0.9,1.1],"interpolation":"bilinear",
      "border":"reflect101","p":0.5},
     {"stage":"one_of","p":0.2,"stages":[
-      {"stage":"motion_blur","kernel_size":[3,5]},
-      {"stage":"median_blur","kernel_size":[3,5]},
+      {"stage":"motion_blur","kernel_size":[3,5],"p":1},
+      {"stage":"median_blur","kernel_size":[3,5],"p":1},
       {"stage":"gaussian_blur","sigma":[0.8,1.4]}]},
     {"stage":"hue_saturation_value","hue_shift":[-10.0,10.0],"sat_shift":[-15.0,15.0],"val_shift":[-10.0,10.0],"p":0.3},
     {"stage":"coarse_dropout","num_holes":[8,8],"hole_height":[16.0,16.0],"hole_width":[16.0,16.0],"p":0.3}
@@ -125,9 +125,9 @@ TEST(ImportPython, AlbumentationsDetectionScript) {
      "interpolation":"bilinear","border":"constant","fill":114,"p":0.5},
     {"stage":"flip","direction":"horizontal","p":0.5},
     {"stage":"one_of","p":0.8,"stages":[
-      {"stage":"hue_saturation_value","hue_shift":[-8.0,8.0],"sat_shift":[-40.0,40.0],"val_shift":[-30.0,30.0]},
+      {"stage":"hue_saturation_value","hue_shift":[-8.0,8.0],"sat_shift":[-40.0,40.0],"val_shift":[-30.0,30.0],"p":1},
       {"stage":"brightness_contrast","brightness":[-0.2,0.2],"contrast":[-0.2,0.2],"brightness_by_max":true,
-       "ensure_safe_range":false}]},
+       "ensure_safe_range":false,"p":1}]},
     {"stage":"grayscale","p":0.01},
     {"stage":"jpeg","quality":[75,100],"p":0.3}
   ])")) << p.dump();

@@ -48,6 +48,7 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
 )md",
       .imports = {
           {.name = "HorizontalFlip",
+           .aliases = {"IAAFliplr"},
            .how = "direction horizontal",
            .convert = [](const TransformReader&) {
             ojson s{{"stage", "flip"}};
@@ -55,6 +56,7 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
             return s;
           }},
           {.name = "VerticalFlip",
+           .aliases = {"IAAFlipud"},
            .how = "direction vertical",
            .convert = [](const TransformReader&) {
             ojson s{{"stage", "flip"}};

@@ -103,6 +103,20 @@ host (integers: rounded half to even and clamped, as `cv::saturate_cast`; float:
             t.fill(s);
             t.mask_fill();
             return s;
+          }},
+          // Albumentations 2.x's Pad: torchvision's three forms of padding.
+          {.name = "Pad",
+           .how = "padding (n, (x, y) or (left, top, right, bottom), as they are); border_mode (default constant), fill",
+           .convert = [](const TransformReader& t) {
+            ojson s{{"stage", "pad"}};
+            const nlohmann::json padding = t.has("padding") ? t.saved().at("padding") : nlohmann::json(0);
+            if (!(padding.is_number_integer() || (padding.is_array() && (padding.size() == 2 || padding.size() == 4))))
+              t.fail("padding " + padding.dump() + " has no stage equivalent (an integer, (x, y) or four sides)");
+            s["padding"] = padding;
+            s["border"] = t.border(0);
+            t.fill(s);
+            t.mask_fill();
+            return s;
           }}},
       .counterpart = {.call = "cv::copyMakeBorder",
                       .how = "the resolved padding (left, top, right, bottom) and border",
