@@ -1,5 +1,6 @@
 #include "lib/params/import.hpp"
 
+#include <cctype>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -9,6 +10,19 @@
 namespace aug {
 
 using nlohmann::json;
+
+std::pair<int, int> TransformReader::release() const {
+  int major = 0, minor = -1;
+  const std::string& r = release_;
+  std::size_t i = 0;
+  while (i < r.size() && std::isdigit(static_cast<unsigned char>(r[i]))) major = major * 10 + (r[i++] - '0');
+  if (i == 0 || r.find(" or ") != std::string::npos) return {0, -1};
+  if (i < r.size() && r[i] == '.' && i + 1 < r.size() && std::isdigit(static_cast<unsigned char>(r[i + 1]))) {
+    minor = 0;
+    for (++i; i < r.size() && std::isdigit(static_cast<unsigned char>(r[i])); ++i) minor = minor * 10 + (r[i] - '0');
+  }
+  return {major, minor};
+}
 
 bool TransformReader::has(const char* key) const { return t_.contains(key) && !t_.at(key).is_null(); }
 

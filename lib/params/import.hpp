@@ -23,9 +23,19 @@ using ojson = nlohmann::ordered_json;
 // and the notes the translation leaves for the user.
 class TransformReader {
  public:
+  // `release`: the Albumentations release that wrote the pipeline, as known ("1.3.1", "2.x", "1.x or 2.x", "").
   TransformReader(const nlohmann::json& saved, std::string source, std::string where, std::vector<std::string>& notes,
-                  std::optional<double>& mask_fill)
-      : t_(saved), source_(std::move(source)), where_(std::move(where)), notes_(&notes), mask_fill_(&mask_fill) {}
+                  std::optional<double>& mask_fill, std::string release = "")
+      : t_(saved),
+        source_(std::move(source)),
+        where_(std::move(where)),
+        notes_(&notes),
+        mask_fill_(&mask_fill),
+        release_(std::move(release)) {}
+
+  // The release's major and minor numbers where known: (1, 3) for "1.3.1", (2, -1) for "2.x", (0, -1)
+  // when unknown ("1.x or 2.x", none).
+  std::pair<int, int> release() const;
 
   const nlohmann::json& saved() const { return t_; }
   // A parameter given and not null.
@@ -65,6 +75,7 @@ class TransformReader {
   std::string source_, where_;
   std::vector<std::string>* notes_;
   std::optional<double>* mask_fill_;
+  std::string release_;
 };
 
 struct ImportRule {

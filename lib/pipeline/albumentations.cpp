@@ -125,7 +125,7 @@ class Importer {
   // One transform; null when it is left out. `p` receives its probability.
   ojson node(const json& t, const std::string& where, std::optional<double>& p, const std::string& pointer) {
     const std::string w = shown(where);
-    const TransformReader c(t, w == where ? source_ : std::string(), w, notes_, mask_fill_);
+    const TransformReader c(t, w == where ? source_ : std::string(), w, notes_, mask_fill_, release_);
     if (!t.is_object()) c.fail("a transform is an object with \"__class_fullname__\"");
     const std::string name = short_name(t);
     if (name.empty()) c.fail("missing \"__class_fullname__\"");
@@ -199,6 +199,8 @@ class Importer {
   }
 
   const std::vector<std::string>& missing() const { return missing_; }
+  // The release that wrote the pipeline (its __version__), for the rules that read differently by release.
+  void release(std::string r) { release_ = std::move(r); }
   std::optional<double> mask_fill() const { return mask_fill_; }
 
  private:
@@ -206,6 +208,7 @@ class Importer {
   std::vector<std::string>& notes_;
   const TransformPlaces* places_;
   std::vector<std::pair<std::string, std::string>>& stage_places_;
+  std::string release_;
   std::vector<std::string> missing_;
   std::optional<double> mask_fill_;
 };
@@ -221,6 +224,7 @@ Imported import_albumentations(const json& saved, const std::string& source, con
                         (top.is_object() ? short_name(top) : top.dump()));
   Imported out;
   Importer imp(source, out.notes, places, out.stage_places);
+  imp.release(saved.value("__version__", std::string()));
   const ojson stages = imp.list(top.value("transforms", json::array()), "transform/transforms", nullptr, "/stages");
   if (!imp.missing().empty()) {
     std::string msg = source + ": " + std::to_string(imp.missing().size()) +

@@ -115,9 +115,9 @@ TEST(SafeRotate, AngleIsUniformOverLimit) {
   EXPECT_LT(testing::ks_uniform(angles, -45, 30), 1.95 / std::sqrt(4000.0));
 }
 
-json import_safe_rotate(const std::string& transform) {
+json import_safe_rotate(const std::string& transform, const std::string& version = "x") {
   const std::string text =
-      R"({"__version__": "x", "transform": {"__class_fullname__": "Compose", "p": 1.0, "transforms": [)" + transform + "]}}";
+      R"({"__version__": ")" + version + R"(", "transform": {"__class_fullname__": "Compose", "p": 1.0, "transforms": [)" + transform + "]}}";
   return json::parse(import_albumentations(json::parse(text), "t.json").pipeline["stages"][0].dump());
 }
 
@@ -143,6 +143,18 @@ TEST(SafeRotate, ImportTellsAlbumentations13From2x) {
   EXPECT_EQ(c["fill"], 7);
   // A border_mode given is kept.
   EXPECT_EQ(import_safe_rotate(R"({"__class_fullname__": "SafeRotate", "border_mode": 1})")["border"], "replicate");
+  // The file's release decides where the parameters do not: the same bare transform is 1.3's, 1.4's
+  // or 2.x's by __version__ (a Python script gives "1.x", "2.x" or "1.x or 2.x").
+  const std::string bare = R"({"__class_fullname__": "SafeRotate", "limit": [-10, 10]})";
+  EXPECT_EQ(import_safe_rotate(bare, "1.3.1")["legacy_1x"], true);
+  EXPECT_EQ(import_safe_rotate(bare, "1.x or 2.x")["legacy_1x"], true);
+  const json v14 = import_safe_rotate(bare, "1.4.18");
+  EXPECT_FALSE(v14.contains("legacy_1x"));
+  EXPECT_EQ(v14["border"], "reflect101");
+  const json v2 = import_safe_rotate(bare, "2.x");
+  EXPECT_FALSE(v2.contains("legacy_1x"));
+  EXPECT_EQ(v2["border"], "constant");
+  EXPECT_EQ(import_safe_rotate(bare, "2.0.8")["border"], "constant");
 }
 
 TEST(SafeRotate, ErrorsNameTheParameter) {

@@ -81,12 +81,14 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
       .imports = {
           {.name = "SafeRotate",
            .how = "limit l is [-l, l]; interpolation; border_mode (default reflect101 for 1.x, constant for 2.x); "
-                  "value / fill; 1.3's matrix when no 1.4+ parameter is given",
+                  "value / fill; 1.3's matrix for a 1.3 or older file, or one of unknown release with no 1.4+ parameter",
            .convert = [](const TransformReader& t) {
             // fill / fill_mask are 2.x's names; rotate_method and mask_interpolation came with 1.4's Affine-based
             // SafeRotate. Without any of them the transform reads as 1.3's (value / mask_value, reflect101).
-            const bool v2 = t.has("fill") || t.has("fill_mask");
-            const bool v14 = v2 || t.has("rotate_method") || t.has("mask_interpolation");
+            // The release, where the file says it (A.save's __version__, or the Python's 2.x-only names).
+            const auto [major, minor] = t.release();
+            const bool v2 = major >= 2 || t.has("fill") || t.has("fill_mask");
+            const bool v14 = v2 || (major == 1 && minor >= 4) || t.has("rotate_method") || t.has("mask_interpolation");
             if (t.has("rotate_method") && t.saved().at("rotate_method") != "largest_box")
               t.note("rotate_method " + t.saved().at("rotate_method").dump() +
                      ": boxes move by their corners (largest_box)");
