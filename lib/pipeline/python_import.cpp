@@ -130,6 +130,12 @@ const std::vector<Signature>& signatures() {
       {"RandomFog", "fog_coef_lower fog_coef_upper alpha_coef always_apply p", "alpha_coef fog_coef_range p", 0.5},
       {"RandomShadow", "shadow_roi num_shadows_lower num_shadows_upper shadow_dimension always_apply p",
        "shadow_roi num_shadows_limit shadow_dimension shadow_intensity_range p", 0.5},
+      {"RandomRain",
+       "slant_lower slant_upper drop_length drop_width drop_color blur_value brightness_coefficient rain_type "
+       "always_apply p",
+       "slant_range drop_length drop_width drop_color blur_value brightness_coefficient rain_type p", 0.5},
+      {"RandomSnow", "snow_point_lower snow_point_upper brightness_coeff always_apply p",
+       "brightness_coeff snow_point_range method p", 0.5},
       // Geometry.
       {"GridDistortion", "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply p",
        "num_steps distort_limit interpolation normalized mask_interpolation keypoint_remapping_method p border_mode "
