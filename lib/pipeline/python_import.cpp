@@ -136,6 +136,12 @@ const std::vector<Signature>& signatures() {
        "flare_roi src_radius src_color angle_range num_flare_circles_range method p", 0.5},
       {"Spatter", "mean std gauss_sigma cutout_threshold intensity mode color always_apply p",
        "mean std gauss_sigma cutout_threshold intensity mode color p", 0.5},
+      {"RandomRain",
+       "slant_lower slant_upper drop_length drop_width drop_color blur_value brightness_coefficient rain_type "
+       "always_apply p",
+       "slant_range drop_length drop_width drop_color blur_value brightness_coefficient rain_type p", 0.5},
+      {"RandomSnow", "snow_point_lower snow_point_upper brightness_coeff always_apply p",
+       "brightness_coeff snow_point_range method p", 0.5},
       // Geometry.
       {"GridDistortion", "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply p",
        "num_steps distort_limit interpolation normalized mask_interpolation keypoint_remapping_method p border_mode "
