@@ -102,6 +102,7 @@ const Case kCases[] = {
     {R"({"stage": "grid_distortion", "num_steps": 5, "distort_limit": [-0.3, 0.3], "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "grid_distortion", "num_steps": 3, "distort_limit": [-0.5, 0.5], "normalized": false, "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "optical_distortion", "distort_limit": [-0.8, 0.8], "interpolation": "nearest", "p": 1})", 0.95},
+    {R"({"stage": "optical_distortion", "distort_limit": [-0.3, 0.3], "mode": "fisheye", "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "piecewise_affine", "scale": [0.03, 0.05], "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "thin_plate_spline", "scale_range": [0.1, 0.2], "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "thin_plate_spline", "scale_range": [0.2, 0.4], "interpolation": "nearest", "p": 1})", 0.8},
