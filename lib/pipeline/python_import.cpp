@@ -157,6 +157,10 @@ const std::vector<Signature>& signatures() {
        "fill fill_mask",
        0.5},
       {"IAAPiecewiseAffine", "scale nb_rows nb_cols order cval mode always_apply p", "-", 0.5},
+      {"ThinPlateSpline", "scale_range num_control_points interpolation mask_interpolation p always_apply",
+       "scale_range num_control_points interpolation mask_interpolation keypoint_remapping_method p border_mode fill "
+       "fill_mask map_resolution_range",
+       0.5},
       {"ElasticTransform",
        "alpha sigma alpha_affine interpolation border_mode value mask_value always_apply approximate same_dxdy p",
        "alpha sigma interpolation approximate same_dxdy mask_interpolation noise_distribution "

@@ -167,8 +167,8 @@ TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Resize", "height": 8, "width": 8, "interpolation": 6})")),
             "a.json: transform/transforms/0: \"interpolation\" = 6 (cv2.INTER_NEAREST_EXACT or another) has no stage "
             "equivalent; use 0 to 5");
-  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Affine", "fit_output": true})")),
-            "a.json: transform/transforms/0: fit_output true has no stage equivalent");
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Affine", "translate_percent": 0.1, "translate_px": 4})")),
+            "a.json: transform/transforms/0: translate_percent and translate_px are both given");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Rotate", "limit": "x"})")),
             "a.json: transform/transforms/0: \"limit\" must be a number or a pair of numbers, not \"x\"");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Mosaic"}, {"__class_fullname__": "Fancy"})")),

@@ -3,12 +3,18 @@
 // parameter. Parity, identity and bounds come from the declarations (test_catalog.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
@@ -178,6 +184,88 @@ TEST(Affine, OneScaleRangeGivesTheSameDrawsAsBefore) {
 }
 
 // ---- errors name the parameter ----------------------------------------------------------------------
+
+// ---- fit_output (Albumentations' Affine) ---------------------------------------------------------------
+
+TEST(Affine, FitOutputEqualsWarpAffineWithAlbumentationsMatrixAndSize) {
+  // The same draws with and without fit_output: the plain matrix M, then Albumentations'
+  // compute_affine_warp_output_shape written out here, then cv::warpAffine with that matrix and size.
+  const char* photos[] = {"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"};
+  std::size_t values = 0, diff = 0;
+  int grown = 0;
+  for (const char* body : {R"("angle": [-45, 45], "scale": [0.6, 1.4], "shear": [-10, 10, -5, 5])",
+                           R"("angle": 90, "translate": [0.2, 0.2])", R"("scale": [0.5, 0.8, 1.1, 1.3], "translate_px": [-30, 30])"})
+    for (const char* interp : {"nearest", "bilinear", "bicubic"}) {
+      const std::string common = std::string(R"({"stage": "affine", "p": 1, )") + body + R"(, "interpolation": ")" + interp +
+                                 R"(", "border": "constant", "fill": [17, 200, 3, 99])";
+      const Pipeline fit = testing::one_stage(common + R"(, "fit_output": true})");
+      const Pipeline plain = testing::one_stage(common + "}");
+      std::uint32_t copy = 0;
+      for (const char* photo : photos) {
+        const Image in = testing::sample(photo);
+        const int W = in.shape().width, H = in.shape().height;
+        const json m0 = plan_params(plain, in.shape(), photo, copy);
+        const auto r = testing::geometry::run_stage(fit, in, photo, copy++);
+        M3 m = m0.at("matrix").get<M3>();
+        const double cs[4][2] = {{0, 0}, {0, H - 1.0}, {W - 1.0, H - 1.0}, {W - 1.0, 0}};
+        double minc = 1e300, minr = 1e300, maxc = -1e300, maxr = -1e300;
+        for (const auto& c : cs) {
+          const double x = m[0] * c[0] + m[1] * c[1] + m[2], y = m[3] * c[0] + m[4] * c[1] + m[5];
+          minc = std::min(minc, x), maxc = std::max(maxc, x), minr = std::min(minr, y), maxr = std::max(maxr, y);
+        }
+        const int out_w = static_cast<int>(std::ceil(maxc - minc + 1)), out_h = static_cast<int>(std::ceil(maxr - minr + 1));
+        m[2] -= minc;
+        m[5] -= minr;
+        EXPECT_EQ(r.params.at("width").get<int>(), out_w) << body << " " << photo;
+        EXPECT_EQ(r.params.at("height").get<int>(), out_h) << body << " " << photo;
+        EXPECT_EQ(r.params.at("matrix").get<M3>(), m) << body << " " << photo;
+        grown += out_w != W || out_h != H;
+        const cv::Mat a = (cv::Mat_<double>(2, 3) << m[0], m[1], m[2], m[3], m[4], m[5]);
+        cv::Mat dst;
+        cv::warpAffine(testing::mat(in), dst, a, cv::Size(out_w, out_h), testing::geometry::cv_interp(interp),
+                       cv::BORDER_CONSTANT, cv::Scalar(17, 200, 3, 99));
+        const Image ref = testing::from_mat(dst);
+        const testing::Diff d = testing::compare(r.out, ref);
+        EXPECT_EQ(d.count, 0u) << body << " " << interp << " " << photo << ": " << d.str();
+        values += ref.shape().values();
+        diff += d.count;
+      }
+    }
+  EXPECT_GT(grown, 20);
+  std::printf("[ vs OpenCV ] affine fit_output: cv::warpAffine with Albumentations' matrix and size, differing values: "
+              "%zu of %zu\n", diff, values);
+}
+
+TEST(Affine, FitOutputKeepsEveryCornerInside) {
+  const Pipeline p = testing::one_stage(R"({"stage": "affine", "p": 1, "angle": [-60, 60], "scale": [0.5, 2], "fit_output": true})");
+  for (int i = 0; i < 50; ++i) {
+    const json m = plan_params(p, Shape{64, 40, 3, DType::U8}, "c" + std::to_string(i));
+    const M3 a = m.at("matrix").get<M3>();
+    const int w = m.at("width").get<int>(), h = m.at("height").get<int>();
+    double minx = 1e9, miny = 1e9;
+    for (const auto& c : {std::array<double, 2>{0, 0}, {0, 39}, {63, 39}, {63, 0}}) {
+      const double x = a[0] * c[0] + a[1] * c[1] + a[2], y = a[3] * c[0] + a[4] * c[1] + a[5];
+      EXPECT_GE(x, -1e-9);
+      EXPECT_GE(y, -1e-9);
+      EXPECT_LE(x, w - 1 + 1e-9);
+      EXPECT_LE(y, h - 1 + 1e-9);
+      minx = std::min(minx, x), miny = std::min(miny, y);
+    }
+    EXPECT_NEAR(minx, 0, 1e-9);
+    EXPECT_NEAR(miny, 0, 1e-9);
+  }
+}
+
+TEST(Affine, ImportsFitOutput) {
+  const json saved = json::parse(R"({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "transforms": [
+      {"__class_fullname__": "Affine", "rotate": [-20, 20], "fit_output": true, "p": 0.5}]}})");
+  const auto st = import_albumentations(saved, "a.json").pipeline["stages"][0];
+  EXPECT_EQ(st["stage"], "affine");
+  EXPECT_EQ(st["fit_output"], true);
+  const json off = json::parse(R"({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "transforms": [
+      {"__class_fullname__": "Affine", "rotate": [-20, 20], "fit_output": false, "p": 0.5}]}})");
+  EXPECT_FALSE(import_albumentations(off, "a.json").pipeline["stages"][0].contains("fit_output"));
+}
 
 TEST(Affine, ErrorsNameTheParameter) {
   testing::geometry::expect_errors_name_the_parameter({

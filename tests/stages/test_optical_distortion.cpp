@@ -4,6 +4,7 @@
 // errors name the parameter. Parity, bounds and the catalog cases come from the declaration.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
@@ -79,6 +81,89 @@ TEST(OpticalDistortion, EqualsRemapWithTheUndistortionMapsOnPhotographs) {
               diff, values);
 }
 
+// Albumentations 2.x's get_fisheye_distortion_maps, line by line in float32 (numpy's dtype rules: the
+// Python floats W/2, H/2, max_radius and k become float32 where they meet a float32 array).
+void fisheye_reference(int w, int h, float k, cv::Mat& mx, cv::Mat& my) {
+  const double center_x = w / 2.0, center_y = h / 2.0;
+  const double max_radius = std::sqrt(std::pow(std::max(center_x, w - center_x), 2) +
+                                      std::pow(std::max(center_y, h - center_y), 2));
+  mx.create(h, w, CV_32F);
+  my.create(h, w, CV_32F);
+  for (int i = 0; i < h; ++i)
+    for (int j = 0; j < w; ++j) {
+      const float x = static_cast<float>(j) - static_cast<float>(center_x);
+      const float y = static_cast<float>(i) - static_cast<float>(center_y);
+      const float r = std::sqrt(x * x + y * y);
+      const float theta = std::atan2(y, x);
+      const float r_norm = r / static_cast<float>(max_radius);
+      const float r_dist = r * (1.f + k * r_norm * r_norm);
+      mx.at<float>(i, j) = r_dist * std::cos(theta) + static_cast<float>(center_x);
+      my.at<float>(i, j) = r_dist * std::sin(theta) + static_cast<float>(center_y);
+    }
+}
+
+TEST(OpticalDistortion, FisheyeEqualsRemapWithAlbumentationsMapsOnPhotographs) {
+  const char* photos[] = {"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"};
+  std::size_t values = 0, diff = 0;
+  for (const char* limit : {"[-0.5, 0.5]", "[-1, 1]"})
+    for (const char* interp : {"nearest", "bilinear", "bicubic"})
+      for (const char* border : {"constant", "replicate", "reflect101"}) {
+        const Pipeline p = testing::one_stage(std::string(R"({"stage": "optical_distortion", "p": 1, "mode": "fisheye", "distort_limit": )") +
+                                              limit + R"(, "interpolation": ")" + interp + R"(", "border": ")" + border +
+                                              R"(", "fill": [17, 200, 3, 99]})");
+        std::uint32_t copy = 0;
+        for (const char* photo : photos) {
+          const Image in = testing::sample(photo);
+          const auto r = run_stage(p, in, photo, copy++);
+          ASSERT_EQ(r.params.at("mode"), "fisheye");
+          cv::Mat mx, my;
+          fisheye_reference(in.shape().width, in.shape().height, r.params.at("k").get<float>(), mx, my);
+          const std::vector<double> f = r.params.at("fill").get<std::vector<double>>();
+          cv::Scalar fill;
+          for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
+          cv::Mat dst;
+          cv::remap(mat(in), dst, mx, my, cv_interp(interp), cv_border(border), fill);
+          const Image ref = from_mat(dst);
+          const testing::Diff d = testing::compare(r.out, ref);
+          EXPECT_EQ(d.count, 0u) << limit << " " << interp << " " << border << " " << photo << ": " << d.str();
+          values += ref.shape().values();
+          diff += d.count;
+        }
+      }
+  std::printf("[ vs OpenCV ] optical_distortion fisheye: cv::remap with Albumentations' maps, differing values: %zu of %zu\n",
+              diff, values);
+}
+
+TEST(OpticalDistortion, FisheyeKeepsTheCentreAndMovesTheCornersByK) {
+  // r' = r (1 + k (r/R)^2): the centre stays, a corner (r = R) samples at r (1 + k).
+  const Pipeline p = testing::one_stage(R"({"stage": "optical_distortion", "p": 1, "mode": "fisheye", "distort_limit": 0.5})");
+  const Plan plan = p.plan(1, "f.png", 0, Shape{40, 30, 1, DType::U8});
+  const auto motion = plan.steps.at(0).op->motion();
+  const float* c = motion->sources->data() + 2 * (15 * 40 + 20);
+  EXPECT_FLOAT_EQ(c[0], 20.f);
+  EXPECT_FLOAT_EQ(c[1], 15.f);
+  const float* o = motion->sources->data();  // (0, 0): r = R = 25
+  EXPECT_NEAR(o[0], 20 - 20 * 1.5, 1e-3);
+  EXPECT_NEAR(o[1], 15 - 15 * 1.5, 1e-3);
+}
+
+TEST(OpticalDistortion, ImportsFisheyeMode) {
+  const json saved = json::parse(R"({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "transforms": [
+      {"__class_fullname__": "OpticalDistortion", "distort_limit": [-0.2, 0.3], "mode": "fisheye", "interpolation": 1,
+       "border_mode": 0, "fill": 0, "fill_mask": 0, "p": 0.5}]}})");
+  const auto st = import_albumentations(saved, "a.json").pipeline["stages"][0];
+  EXPECT_EQ(st["stage"], "optical_distortion");
+  EXPECT_EQ(st["mode"], "fisheye");
+  EXPECT_EQ(st["distort_limit"], nlohmann::ordered_json::array({-0.2, 0.3}));
+  // mode given as a word is 2.x: the border defaults to constant there.
+  const json bare = json::parse(R"({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "transforms": [
+      {"__class_fullname__": "OpticalDistortion", "distort_limit": 0.3, "mode": "fisheye", "p": 0.5}]}})");
+  EXPECT_EQ(import_albumentations(bare, "a.json").pipeline["stages"][0]["border"], "constant");
+  const json bad = json::parse(R"({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "transforms": [
+      {"__class_fullname__": "OpticalDistortion", "mode": "barrel", "p": 0.5}]}})");
+  EXPECT_ANY_THROW(import_albumentations(bad, "a.json"));
+}
+
 TEST(OpticalDistortion, DrawsKUniformlyAndRoundsTheShiftHalfToEven) {
   const Shape s{120, 80, 3, DType::U8};
   const Pipeline p = testing::one_stage(R"({"stage": "optical_distortion", "p": 1, "distort_limit": [-0.3, 0.2], "shift_limit": [-2, 2]})");
@@ -128,7 +213,9 @@ TEST(OpticalDistortion, ErrorsNameTheParameter) {
   testing::geometry::expect_errors_name_the_parameter(
       {{R"({"stage": "optical_distortion", "p": 1, "distort_limit": [0.5, 20]})", "distort_limit"},
        {R"({"stage": "optical_distortion", "p": 1, "shift_limit": "x"})", "shift_limit"},
-       {R"({"stage": "optical_distortion", "p": 1, "border": "mirror"})", "border"}});
+       {R"({"stage": "optical_distortion", "p": 1, "border": "mirror"})", "border"},
+       {R"({"stage": "optical_distortion", "p": 1, "mode": "barrel"})", "mode"},
+       {R"({"stage": "optical_distortion", "p": 1, "mode": "fisheye", "shift_limit": 3})", "shift_limit"}});
 }
 
 }  // namespace

@@ -94,6 +94,7 @@ const Case kCases[] = {
     {R"({"stage": "random_crop_from_borders", "crop_left": 0.3, "crop_right": 0.3, "crop_top": 0.3, "crop_bottom": 0.3})", 0.999},
     {R"({"stage": "safe_rotate", "limit": [-60, 60], "interpolation": "nearest"})", 0.93},
     {R"({"stage": "affine", "angle": [-20, 20], "translate": [0.1, 0.1], "scale": [0.8, 1.2], "shear": 10, "interpolation": "nearest"})", 0.93},
+    {R"({"stage": "affine", "angle": [-40, 40], "scale": [0.7, 1.3], "shear": 10, "fit_output": true, "interpolation": "nearest"})", 0.93},
     {R"({"stage": "perspective", "distortion_scale": 0.4, "interpolation": "nearest"})", 0.93},
     {R"({"stage": "perspective", "scale": [0.05, 0.1], "interpolation": "nearest"})", 0.93},
     {R"({"stage": "perspective", "scale": 0.1, "keep_size": false, "fit_output": true, "interpolation": "nearest"})", 0.93},
@@ -101,7 +102,10 @@ const Case kCases[] = {
     {R"({"stage": "grid_distortion", "num_steps": 5, "distort_limit": [-0.3, 0.3], "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "grid_distortion", "num_steps": 3, "distort_limit": [-0.5, 0.5], "normalized": false, "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "optical_distortion", "distort_limit": [-0.8, 0.8], "interpolation": "nearest", "p": 1})", 0.95},
+    {R"({"stage": "optical_distortion", "distort_limit": [-0.3, 0.3], "mode": "fisheye", "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "piecewise_affine", "scale": [0.03, 0.05], "interpolation": "nearest", "p": 1})", 0.95},
+    {R"({"stage": "thin_plate_spline", "scale_range": [0.1, 0.2], "interpolation": "nearest", "p": 1})", 0.95},
+    {R"({"stage": "thin_plate_spline", "scale_range": [0.2, 0.4], "interpolation": "nearest", "p": 1})", 0.8},
     {R"({"stage": "elastic_transform", "alpha": 120, "sigma": 6, "interpolation": "nearest", "p": 1})", 0.95},
 };
 

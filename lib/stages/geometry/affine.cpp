@@ -1,5 +1,6 @@
 // affine: torchvision's RandomAffine (angle, translate, scale, shear about a centre) on the warp
 // engine; 8-bit images equal cv::warpAffine with the recorded matrix.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -57,6 +58,10 @@ const Param<std::vector<double>> kShear{{.name = "shear",
 const Param<NumberPair> kCenter = warp_center_param(
     "centre of the rotation, scale and shear in input pixel coordinates (pixel "
     "centres at integers); default the image centre ((W-1)/2, (H-1)/2)");
+const Param<bool> kFitOutput{{.name = "fit_output",
+                              .doc = "grow and move the output so that the whole warped image fits (Albumentations' "
+                                     "Affine fit_output); default false: the output keeps the input's size",
+                              .default_value = false}};
 const Choice<Interp> kInterpolation = warp_interpolation_param();
 const Choice<Border> kBorder = warp_border_param();
 const Param<std::vector<double>> kFill = fill_param();
@@ -75,12 +80,13 @@ const StageSpec& affine_spec() {
                 "rotate · scale · shear · centre⁻¹, with torchvision's affine sign: a positive angle turns the image "
                 "clockwise on screen (the rotate stage, like torchvision's rotate, is counter-clockwise), shears in "
                 "degrees. The centre defaults to ((W-1)/2, (H-1)/2) in pixel coordinates with pixel centres at "
-                "integers (torchvision's `center` is ours + 0.5). The output keeps the input's size.",
+                "integers (torchvision's `center` is ours + 0.5). The output keeps the input's size; with fit_output "
+                "(Albumentations' Affine fit_output=True) it is moved and grown to hold the whole warped image.",
                 "The manifest records the drawn values and the forward 3x3 `matrix` (what cv::warpAffine takes without "
                 "WARP_INVERSE_MAP), `width`, `height`, `interpolation`, `border` and `fill`; 8-bit images equal "
                 "cv::warpAffine with them to the bit.",
                 "torchvision's default interpolation is nearest; here bilinear."},
-      .params = {kAngle, kTranslate, kTranslatePx, kScale, kShear, kCenter, kInterpolation, kBorder, kFill},
+      .params = {kAngle, kTranslate, kTranslatePx, kScale, kShear, kCenter, kFitOutput, kInterpolation, kBorder, kFill},
       .at_most_one_of = {{"translate", "translate_px"}},
       .tolerance = {.reason = "integer images: integer arithmetic on coordinate and weight tables computed once on "
                               "the host; float images: the same binary32 operations in the same order without FMA "
@@ -98,10 +104,13 @@ const StageSpec& affine_spec() {
                 R"({"scale": [0.5, 0.6], "shear": [10, 20], "border": "wrap", "center": [1, 2]})",
                 R"({"angle": 7, "translate": [0.5, 0.5], "fill": [255, 64, 0], "interpolation": "bicubic"})",
                 R"({"translate": [-0.2, 0.1, 0, 0.3], "scale": [0.8, 1.0, 1.1, 1.3], "shear": [-4, 4, 0, 6]})",
-                R"({"angle": [-5, 5], "translate_px": [-5, 9, 2, 4], "border": "reflect"})"},
+                R"({"angle": [-5, 5], "translate_px": [-5, 9, 2, 4], "border": "reflect"})",
+                R"({"angle": [-40, 40], "scale": [0.7, 1.3], "shear": 8, "fit_output": true, "fill": [9, 80, 200]})",
+                R"({"angle": 90, "translate": [0.1, 0.1], "fit_output": true, "interpolation": "nearest"})"},
       .identity = R"({"angle": 0, "translate": [0, 0], "scale": [1, 1], "shear": 0, "interpolation": "bicubic"})",
       .bench = {R"({"angle": 10, "translate": [0.1, 0.1], "scale": [1.1, 1.1], "shear": 5})",
-                R"({"angle": -10, "shear": [-5, 5, -5, 5], "interpolation": "nearest"})"},
+                R"({"angle": -10, "shear": [-5, 5, -5, 5], "interpolation": "nearest"})",
+                R"({"angle": 30, "scale": [0.9, 0.9], "fit_output": true})"},
       .arithmetic = R"md(
 torchvision v2's RandomAffine draws, in its order: `angle ~ U`, `tx = rne(U(-fx*W, fx*W))`,
 `ty = rne(U(-fy*H, fy*H))`, `scale ~ U`, `shear_x ~ U`, `shear_y ~ U`; the forward matrix is
@@ -117,6 +126,13 @@ Beyond torchvision, for pipelines imported from Albumentations' Affine:
 - `scale: [xlo, xhi, ylo, yhi]` draws `scale_x`, then `scale_y`, in the place of the one scale draw,
   and S becomes `diag(scale_x, scale_y)` applied first (the columns of R·SHy·SHx scaled: `a*scale_x`,
   `b*scale_y`, `c*scale_x`, `d*scale_y`); with one scale this is the matrix above, entry for entry.
+
+`fit_output` (Albumentations' Affine `fit_output=True`): the corners `(0, 0)`, `(0, H-1)`,
+`(W-1, H-1)`, `(W-1, 0)` go through the matrix in double (`(m0 x + m1 y) + m2`, the y row likewise);
+with their minima `minc`, `minr` and maxima `maxc`, `maxr` the output is
+`ceil(maxc - minc + 1)` wide and `ceil(maxr - minr + 1)` high (at least 1), and the matrix's
+translation becomes `m2 - minc`, `m5 - minr` (the shift that puts the warped image's top-left corner
+at 0, applied after the matrix). Labels and masks move with the same matrix onto the same canvas.
 
 The matrix is resolved on the host; the pixels are the [warp engine](../arithmetic.md#warp-engine)'s, so 8-bit outputs equal `cv::warpAffine` / `cv::warpPerspective` run with the `matrix`, `width`, `height`, `interpolation`, `border` and `fill` the manifest records.
 )md",
@@ -145,9 +161,8 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
           }},
           {.name = "Affine",
            .how = "scale (per axis too, keep_ratio), translate_percent and translate_px (asymmetric and per axis "
-                  "too), rotate, shear, interpolation, mode / border_mode, cval / fill; fit_output is refused",
+                  "too), rotate, shear, fit_output, interpolation, mode / border_mode, cval / fill",
            .convert = [](const TransformReader& t) {
-            if (t.has("fit_output") && t.saved().at("fit_output").get<bool>()) t.fail("fit_output true has no stage equivalent");
             auto axis_pair = [&](const char* key, std::pair<double, double> fallback, bool symmetric) {
               if (t.has(key) && t.saved().at(key).is_object()) {
                 const nlohmann::json& d = t.saved().at(key);
@@ -184,6 +199,7 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             if (rlo != -rhi) t.note("rotate range used as is: affine's angle is clockwise; check the direction");
             const auto [shx, shy] = axis_pair("shear", {0, 0}, true);
             s["shear"] = ojson::array({shx.first, shx.second, shy.first, shy.second});
+            if (t.flag("fit_output", false)) s["fit_output"] = true;
             s["interpolation"] = t.warp_interpolation();
             s["border"] = t.border(0);
             t.fill(s);
@@ -203,13 +219,32 @@ std::array<T, 2> axis_range(const std::vector<T>& v, int axis) {
   return {v[2 * axis], v[2 * axis + 1]};
 }
 
+// Albumentations' compute_affine_warp_output_shape: the input's corners (0, 0), (0, H-1), (W-1, H-1),
+// (W-1, 0) through the matrix in double; the output is ceil(max - min + 1) per axis and the matrix is
+// followed by the shift (-min x, -min y).
+void fit_affine_output(Warp& w, int width, int height) {
+  const double xs[4] = {0, 0, width - 1.0, width - 1.0}, ys[4] = {0, height - 1.0, height - 1.0, 0};
+  const std::array<double, 9>& m = w.matrix;
+  double minc = 0, minr = 0, maxc = 0, maxr = 0;
+  for (int i = 0; i < 4; ++i) {
+    const double c = (m[0] * xs[i] + m[1] * ys[i]) + m[2], r = (m[3] * xs[i] + m[4] * ys[i]) + m[5];
+    minc = i == 0 ? c : std::min(minc, c), maxc = i == 0 ? c : std::max(maxc, c);
+    minr = i == 0 ? r : std::min(minr, r), maxr = i == 0 ? r : std::max(maxr, r);
+  }
+  w.out_width = std::max(1, static_cast<int>(std::ceil(maxc - minc + 1)));
+  w.out_height = std::max(1, static_cast<int>(std::ceil(maxr - minr + 1)));
+  w.matrix[2] = m[2] + -minc;
+  w.matrix[5] = m[5] + -minr;
+}
+
 class Affine final : public Stage {
  public:
   explicit Affine(const StageConfig& c)
       : angle_(c.get(kAngle)),
         interp_(c.get(kInterpolation)),
         border_(c.get(kBorder)),
-        fill_(warp_fill(c.get(kFill))) {
+        fill_(warp_fill(c.get(kFill))),
+        fit_output_(c.get(kFitOutput)) {
     if (c.has(kCenter)) center_ = c.get(kCenter);
     const std::vector<double>& s = c.get(kShear);
     if (s.size() == 1) {
@@ -284,6 +319,7 @@ class Affine final : public Stage {
     if (angle != 0.0 || tx != 0.0 || ty != 0.0 || scale_x != 1.0 || scale_y != 1.0 || shear_x != 0.0 ||
         shear_y != 0.0)
       w.matrix = torchvision_affine_forward(cx, cy, angle, tx, ty, scale_x, scale_y, shear_x, shear_y);
+    if (fit_output_) fit_affine_output(w, in.width, in.height);
     nlohmann::json drawn{{"angle", angle},
                          {"translate", {static_cast<long long>(tx), static_cast<long long>(ty)}},
                          {"scale", scale_x},
@@ -304,6 +340,7 @@ class Affine final : public Stage {
   Drawn<Border> border_;
   std::array<double, 4> fill_;
   std::optional<NumberPair> center_;
+  bool fit_output_;
 };
 
 }  // namespace
