@@ -49,7 +49,7 @@ void reference_maps(int w, int h, float k, double dx, double dy, cv::Mat& mx, cv
 }
 
 TEST(OpticalDistortion, EqualsRemapWithTheUndistortionMapsOnPhotographs) {
-  const char* photos[] = {"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"};
+  const auto photos = testing::sampled({"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"}, 2);
   std::size_t values = 0, diff = 0;
   for (const char* body : {R"("distort_limit": [-0.6, 0.6])", R"("distort_limit": [-0.05, 0.05], "shift_limit": [-9, 9])"})
     for (const char* interp : {"nearest", "bilinear", "bicubic"})
@@ -103,7 +103,7 @@ void fisheye_reference(int w, int h, float k, cv::Mat& mx, cv::Mat& my) {
 }
 
 TEST(OpticalDistortion, FisheyeEqualsRemapWithAlbumentationsMapsOnPhotographs) {
-  const char* photos[] = {"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"};
+  const auto photos = testing::sampled({"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"}, 2);
   std::size_t values = 0, diff = 0;
   for (const char* limit : {"[-0.5, 0.5]", "[-1, 1]"})
     for (const char* interp : {"nearest", "bilinear", "bicubic"})

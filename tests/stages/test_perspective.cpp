@@ -137,7 +137,7 @@ AlbuWarp albumentations_warp(const json& corners, int W, int H, bool keep_size, 
 }
 
 TEST(Perspective, AlbumentationsOutputEqualsOpenCVFromTheCorners) {
-  const char* photos[] = {"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"};
+  const auto photos = testing::sampled({"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"}, 2);
   std::size_t values = 0, diff = 0;
   for (const auto& [keep, fit] : {std::pair{true, false}, std::pair{true, true}, std::pair{false, false},
                                   std::pair{false, true}}) {

@@ -142,7 +142,7 @@ TEST(SunFlare, EightBitPhotographsEqualTheOpenCVSteps) {
        wide},
       {R"({"stage": "sun_flare", "p": 1, "num_flare_circles": [16, 16], "angle": 0.125, "src_radius": 95})", many}};
   std::size_t covers = 0;
-  for (const char* name : {"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg", "camera.png"})
+  for (const char* name : testing::sampled({"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg", "camera.png"}))
     for (int channels : {1, 3})
       for (const Case& k : cases) {
         SCOPED_TRACE(std::string(name) + " " + std::to_string(channels) + " " + k.json);
