@@ -192,7 +192,7 @@ TEST(Affine, FitOutputEqualsWarpAffineWithAlbumentationsMatrixAndSize) {
   // compute_affine_warp_output_shape written out here, then cv::warpAffine with that matrix and size.
   const auto photos = testing::sampled({"astronaut.jpg", "camera.png", "coffee_rgba.png", "chelsea.png"}, 2);
   std::size_t values = 0, diff = 0;
-  int grown = 0;
+  int grown = 0, runs = 0;
   for (const char* body : {R"("angle": [-45, 45], "scale": [0.6, 1.4], "shear": [-10, 10, -5, 5])",
                            R"("angle": 90, "translate": [0.2, 0.2])", R"("scale": [0.5, 0.8, 1.1, 1.3], "translate_px": [-30, 30])"})
     for (const char* interp : {"nearest", "bilinear", "bicubic"}) {
@@ -220,6 +220,7 @@ TEST(Affine, FitOutputEqualsWarpAffineWithAlbumentationsMatrixAndSize) {
         EXPECT_EQ(r.params.at("height").get<int>(), out_h) << body << " " << photo;
         EXPECT_EQ(r.params.at("matrix").get<M3>(), m) << body << " " << photo;
         grown += out_w != W || out_h != H;
+        ++runs;
         const cv::Mat a = (cv::Mat_<double>(2, 3) << m[0], m[1], m[2], m[3], m[4], m[5]);
         cv::Mat dst;
         cv::warpAffine(testing::mat(in), dst, a, cv::Size(out_w, out_h), testing::geometry::cv_interp(interp),
@@ -231,7 +232,7 @@ TEST(Affine, FitOutputEqualsWarpAffineWithAlbumentationsMatrixAndSize) {
         diff += d.count;
       }
     }
-  EXPECT_GT(grown, 20);
+  EXPECT_GT(2 * grown, runs);  // most outputs grew (21 of 36 with every photograph)
   std::printf("[ vs OpenCV ] affine fit_output: cv::warpAffine with Albumentations' matrix and size, differing values: "
               "%zu of %zu\n", diff, values);
 }

@@ -94,7 +94,8 @@ const Config kConfigs[] = {
 
 TEST(Rain, EightBitPhotographsEqualTheOpenCVSteps) {
   std::size_t drops = 0;
-  for (const char* name : testing::sampled({"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg"}))
+  const auto names = testing::sampled({"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg"});
+  for (const char* name : names)
     for (const Config& config : kConfigs) {
       SCOPED_TRACE(std::string(name) + " " + config.json);
       const Image in = testing::sample_as(name, DType::U8, 3);
@@ -111,7 +112,7 @@ TEST(Rain, EightBitPhotographsEqualTheOpenCVSteps) {
       EXPECT_EQ(compare(b.emulated, want).count, 0u) << compare(b.emulated, want).str();
       EXPECT_GT(compare(in, want).count, 1000u);  // it did something
     }
-  EXPECT_GT(drops, 2000u);
+  EXPECT_GT(drops, 500u * names.size());
 }
 
 TEST(Rain, SmallAndOddImagesEqualTheOpenCVSteps) {
