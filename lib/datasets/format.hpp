@@ -37,7 +37,7 @@ class Format {
   // are there: the label file the reader looks at (YOLO, VOC), or the run's file and the input's name
   // (COCO), so that a run can say, before it writes anything, when most inputs have none.
   struct Source {
-    std::string where;   // "labels/a.txt", or "instances.json (no image named a.jpg)"
+    std::string where;   // "ds/labels/a.txt", or "instances.json (an image whose file_name is a.jpg ...)"
     bool found = false;
   };
   virtual Source source(const std::filesystem::path& image, const std::string& rel) const = 0;

@@ -117,13 +117,28 @@ inline nlohmann::json plan_params(const Pipeline& p, const Shape& s, const std::
   return p.plan(5, key, copy, s).steps.at(0).op->params();
 }
 
+// The manifest's fill (one value per channel) as OpenCV's border value.
+inline cv::Scalar manifest_fill(const nlohmann::json& m) {
+  const std::vector<double> f = m.at("fill").get<std::vector<double>>();
+  cv::Scalar fill;
+  for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
+  return fill;
+}
+
+// cv::remap with maps the test built and the interpolation, border and fill the manifest records
+// (the field warps' reference).
+inline Image remap_from_manifest(const Image& in, const nlohmann::json& m, const cv::Mat& mx, const cv::Mat& my) {
+  cv::Mat dst;
+  cv::remap(mat(in), dst, mx, my, cv_interp(m.at("interpolation").get<std::string>()),
+            cv_border(m.at("border").get<std::string>()), manifest_fill(m));
+  return from_mat(dst);
+}
+
 // cv::warpAffine / cv::warpPerspective with what the manifest records.
 inline Image opencv_from_manifest(const Image& in, const nlohmann::json& m) {
   std::array<double, 9> a = m.at("matrix").get<std::array<double, 9>>();
   const cv::Size size(m.at("width").get<int>(), m.at("height").get<int>());
-  const std::vector<double> f = m.at("fill").get<std::vector<double>>();
-  cv::Scalar fill;
-  for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
+  const cv::Scalar fill = manifest_fill(m);
   const int interp = cv_interp(m.at("interpolation").get<std::string>());
   const int border = cv_border(m.at("border").get<std::string>());
   cv::Mat dst;

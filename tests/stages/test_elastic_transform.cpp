@@ -72,13 +72,7 @@ Image reference(const Image& in, const json& m, const std::string& key, std::uin
       mx.at<float>(y, x) = static_cast<float>(x) + dx;
       my.at<float>(y, x) = static_cast<float>(y) + dy;
     }
-  const std::vector<double> f = m.at("fill").get<std::vector<double>>();
-  cv::Scalar fill;
-  for (std::size_t c = 0; c < f.size() && c < 4; ++c) fill[static_cast<int>(c)] = f[c];
-  cv::Mat dst;
-  cv::remap(mat(in), dst, mx, my, cv_interp(m.at("interpolation").get<std::string>()),
-            cv_border(m.at("border").get<std::string>()), fill);
-  return from_mat(dst);
+  return testing::geometry::remap_from_manifest(in, m, mx, my);
 }
 
 TEST(ElasticTransform, EqualsRemapWithAlbumentationsFieldOnPhotographs) {
