@@ -100,6 +100,9 @@ struct StageSpec {
   std::vector<int> channels{1, 3, 4};
   bool cuda = true;                          // has a CUDA kernel (every stage has a CPU path)
   bool composition = false;
+  // Its draw reads the image's labels or label map (Stage::resolve_seeing): the planner moves them
+  // through the steps before it, and decoding reads the whole image at full size.
+  bool reads_labels = false;
   double default_p = 1.0;                    // the probability when the pipeline gives no "p"
   Tolerance tolerance;
   nlohmann::ordered_json example;            // a stage object users can copy ("stage" first)

@@ -222,6 +222,17 @@ class Planner {
   Planner(std::uint64_t seed, std::string_view path, std::uint32_t copy, Plan& plan)
       : seed_(seed), path_(path), copy_(copy), plan_(plan) {}
 
+  // For a pipeline with a stage whose draw reads labels: the image's labels and label map, moved
+  // through each step's geometry as the plan grows, so that such a stage sees them at its input.
+  void track(const DrawInputs& seen) {
+    if (seen.labels) {
+      labels_ = *seen.labels;
+      // Object masks are not moved here: their boxes stand for them (as read, then moved).
+      for (labels::Object& o : labels_->objects) o.mask.reset();
+    }
+    if (seen.mask) mask_ = *seen.mask;
+  }
+
   Shape visit(const Node& node, const Shape& in) {
     Draws d(keyed_stream(seed_, path_, copy_, node.position));
     const bool root = node.pointer.empty();
@@ -267,7 +278,10 @@ class Planner {
     }
     std::unique_ptr<Op> op;
     try {
-      op = node.stage->resolve(d, in);
+      if (spec.reads_labels)
+        op = node.stage->resolve_seeing(d, in, DrawInputs{labels_ ? &*labels_ : nullptr, mask_ ? &*mask_ : nullptr});
+      else
+        op = node.stage->resolve(d, in);
     } catch (const InputError& e) {
       throw InputError(std::string(e.what()) + " (" + node.pointer + ")");
     }
@@ -278,8 +292,25 @@ class Planner {
       throw InputError(node.name + " (" + node.pointer + ") would make a " + std::to_string(out.width) + "x" +
                        std::to_string(out.height) + " image, larger than augment handles");
     plan_.record.push_back({{"stage", node.name}, {"at", node.pointer}, {"params", op->params()}});
+    follow(*op);
     plan_.steps.push_back(Step{&node, std::move(op)});
     return out;
+  }
+
+  // Moves the tracked labels and label map through `op`'s geometry (none for colour stages).
+  void follow(const Op& op) {
+    if (labels_) {
+      const std::vector<Motion> motions = op.motions();
+      if (!motions.empty()) labels::move_labels(*labels_, motions, labels::LabelRules{});
+    }
+    if (mask_) {
+      if (const std::unique_ptr<Op> m = op.for_mask(mask_->shape(), 0)) {
+        Image moved(m->out_shape());
+        HostKernelContext ctx;
+        m->run(ctx, mask_->ref(), moved.ref());
+        mask_ = std::move(moved);
+      }
+    }
   }
 
   static std::size_t choose_one(const Node& node, Draws& d) {
@@ -315,6 +346,8 @@ class Planner {
   std::string_view path_;
   std::uint32_t copy_;
   Plan& plan_;
+  std::optional<labels::ImageLabels> labels_;
+  std::optional<Image> mask_;
 };
 
 // rotate's angle turns counter-clockwise and affine's clockwise, each as torchvision's: a pipeline
@@ -415,14 +448,21 @@ Pipeline Pipeline::from_document(const json& doc, const std::string& source_name
   Loader loader(source_name);
   p.root_ = loader.root(doc, p.seed_, p.label_rules_, p.decode_rules_);
   p.stage_count_ = loader.stages();
+  std::function<bool(const Node&)> reads = [&](const Node& n) {
+    if (n.spec && n.spec->reads_labels) return true;
+    return std::any_of(n.children.begin(), n.children.end(), reads);
+  };
+  p.reads_labels_ = reads(*p.root_);
   warn_opposite_angles(*p.root_, source_name);
   return p;
 }
 
-Plan Pipeline::plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in) const {
+Plan Pipeline::plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in,
+                    const DrawInputs& seen) const {
   Plan plan;
   plan.in = in;
   Planner planner(seed, relative_path, copy, plan);
+  if (reads_labels_) planner.track(seen);
   plan.out = planner.visit(*root_, in);
   return plan;
 }
@@ -483,7 +523,7 @@ bool shrinks_alike(const Plan& full, const Plan& small, int n) {
 
 int Pipeline::shrink_for(std::uint64_t seed, std::string_view relative_path, const std::vector<std::uint32_t>& copies,
                          const Shape& full) const {
-  if (!decode_rules_.shrink || copies.empty()) return 1;
+  if (!decode_rules_.shrink || copies.empty() || reads_labels_) return 1;
   std::vector<Plan> plans;
   try {
     for (std::uint32_t copy : copies) plans.push_back(plan(seed, relative_path, copy, full));
@@ -511,7 +551,7 @@ std::optional<PixelRect> Pipeline::footprint(std::uint64_t seed, std::string_vie
   constexpr int kReach = 5;
   constexpr double kInside = 1e-6;
   PixelRect all{in.width, in.height, 0, 0};
-  if (copies.empty()) return std::nullopt;
+  if (copies.empty() || reads_labels_) return std::nullopt;  // a window drawn from labels is known only with them
   try {
     for (std::uint32_t copy : copies) {
       const Plan p = plan(seed, relative_path, copy, in);

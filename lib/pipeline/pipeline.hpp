@@ -96,7 +96,11 @@ class Pipeline {
 
   // Resolves every random choice for one output. Throws InputError when the image cannot take a
   // stage (a dtype or channel count the stage does not support, a crop larger than the image...).
-  Plan plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in) const;
+  // `seen`: the image's labels and label map, for a stage whose draw reads them (StageSpec::reads_labels).
+  Plan plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in,
+            const DrawInputs& seen = {}) const;
+  // Whether some stage's draw reads the labels: shrink-on-load and region decoding are off then.
+  bool reads_labels() const { return reads_labels_; }
 
  private:
   static Pipeline from_document(const nlohmann::json& doc, const std::string& source_name);
@@ -106,6 +110,7 @@ class Pipeline {
   std::optional<std::uint64_t> seed_;
   std::unique_ptr<Node> root_;
   std::size_t stage_count_ = 0;
+  bool reads_labels_ = false;
   labels::LabelRules label_rules_;
   DecodeRules decode_rules_;
 };

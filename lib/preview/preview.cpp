@@ -437,7 +437,9 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
       source = decode_image(bytes.data(), bytes.size(), pipeline.decode_options(o.decode, seed, in.rel, copies, true, false));
     }  // (run's region decode changes no output: the copies here start from the whole image)
     for (std::uint32_t copy = 0; copy < o.variants; ++copy) {
-      const Plan plan = pipeline.plan(seed, in.rel, copy, source.shape());
+      const Plan plan = pipeline.plan(seed, in.rel, copy, source.shape(),
+                                      DrawInputs{input_labels ? &*input_labels : nullptr,
+                                                 input_mask ? &input_mask->image : nullptr});
       Tile t{"copy " + std::to_string(copy), {}, {}, backend->run(plan, source, 0), {}, mime, {}, {}};
       for (const json& e : plan.record)
         if (fired(e)) t.lines.push_back(caption_line(e));

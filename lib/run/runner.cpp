@@ -365,7 +365,8 @@ class Stream {
       Rendered r{j, {}, {}, {}, {}};
       const int shrink = d.shrink;
       try {
-        const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape());
+        const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape(),
+                                         DrawInputs{d.labels ? &*d.labels : nullptr, d.mask ? &d.mask->image : nullptr});
         const int jpeg_quality = job.format == Format::Jpeg ? o_.quality : 0;
         if (o_.device_jpeg) r.image = backend.run_coded(plan, d.image, jpeg_quality, device_worker);
         else r.image.pixels = backend.run(plan, d.image.pixels, device_worker);

@@ -13,6 +13,7 @@
 
 #include "lib/core/image.hpp"
 #include "lib/core/rng.hpp"
+#include "lib/labels/labels.hpp"
 #include "lib/labels/motion.hpp"
 #include "lib/stages/kernel_context.hpp"
 #include "lib/params/config.hpp"
@@ -62,12 +63,28 @@ class Op {
   Shape in_, out_;
 };
 
+// What a stage's draw may read besides its input's shape (StageSpec::reads_labels): the image's
+// labels and label map as they stand at the stage's input, i.e. moved through the geometry of the
+// steps before it. Null where the run has none (no --labels / --masks, or a report that runs
+// without them).
+struct DrawInputs {
+  const labels::ImageLabels* labels = nullptr;  // boxes and polygons in the input's pixels; no object masks
+  const Image* mask = nullptr;                  // the label map (--masks), 1 channel, the input's size
+};
+
 class Stage {
  public:
   virtual ~Stage() = default;
   // Draws this image's parameters (the input's dtype and channels are already checked against
   // the spec). Throws InputError when this image cannot take the stage (e.g. smaller than a crop).
   virtual std::unique_ptr<Op> resolve(Draws& draws, const Shape& in) const = 0;
+  // The same for a stage whose draw reads the image's labels (StageSpec::reads_labels); the
+  // others ignore `seen`. The draw still depends only on the seed, the input's path, the copy and
+  // what `seen` holds.
+  virtual std::unique_ptr<Op> resolve_seeing(Draws& draws, const Shape& in, const DrawInputs& seen) const {
+    (void)seen;
+    return resolve(draws, in);
+  }
 };
 
 struct StageType {
