@@ -78,6 +78,17 @@ class TransformReader {
   std::string release_;
 };
 
+// How Python code constructs a transform (`augment import albumentations train.py`): the class's
+// positional parameters, in the order `A.Name(a, b)` reads them, in Albumentations 1.x (1.3.1) and 2.x
+// (2.0.8), space-separated ("-": the class is not in that release), and the p that A.save writes
+// when the call gives none.
+struct PythonSignature {
+  const char* name = "";
+  const char* v1 = "-";
+  const char* v2 = "-";
+  double p = 0.5;
+};
+
 struct ImportRule {
   std::string name;                  // the class, e.g. "HorizontalFlip"
   std::vector<std::string> aliases;  // its names in other releases, translated the same way
@@ -85,6 +96,8 @@ struct ImportRule {
   // The stage object (with "stage"; without "p", which the importer sets).
   ojson (*convert)(const TransformReader&) = nullptr;
   std::string library = "Albumentations";
+  // The Python signatures of `name` and of each alias (a test holds every one of them declared).
+  std::vector<PythonSignature> python;
 };
 
 // [lo, hi] as a stage takes a range: one number when both ends are equal.

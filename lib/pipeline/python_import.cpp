@@ -8,6 +8,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/text.hpp"
 #include "lib/pipeline/compositions.hpp"
+#include "lib/stages/stage.hpp"
 
 namespace aug {
 
@@ -29,14 +30,11 @@ std::vector<std::string> words(const char* s) {
 
 // ------------------------------------------------------------------------------------------------
 // Albumentations: the positional parameters of each class in 1.x (1.3.1) and 2.x (2.0.8), and the
-// default p that A.save writes. "-": the class is not in that release.
+// default p that A.save writes. "-": the class is not in that release. The transforms a stage
+// translates declare theirs with their import rule (ImportRule::python); here are the rest:
+// compositions, their parameter objects and what the importer leaves out.
 
-struct Signature {
-  const char* name;
-  const char* v1;
-  const char* v2;
-  double p;  // < 0: not a transform (BboxParams, KeypointParams)
-};
+using Signature = PythonSignature;  // p < 0: not a transform (BboxParams, KeypointParams)
 
 const std::vector<Signature>& signatures() {
   static const std::vector<Signature> s = {
@@ -56,161 +54,9 @@ const std::vector<Signature>& signatures() {
        -1},
       {"KeypointParams", "format label_fields remove_invisible angle_in_degrees check_each_transform",
        "format label_fields remove_invisible angle_in_degrees check_each_transform", -1},
-      // Transforms without parameters of their own.
-      {"HorizontalFlip", "always_apply p", "p", 0.5},
-      {"VerticalFlip", "always_apply p", "p", 0.5},
-      {"Flip", "always_apply p", "-", 0.5},
-      {"Transpose", "always_apply p", "p", 0.5},
-      {"RandomRotate90", "always_apply p", "p", 0.5},
-      {"D4", "always_apply p", "p", 1.0},
-      {"SquareSymmetry", "-", "p", 1.0},
-      {"InvertImg", "always_apply p", "p", 0.5},
-      {"ChannelShuffle", "always_apply p", "p", 0.5},
-      {"ToSepia", "always_apply p", "p", 0.5},
-      {"NoOp", "always_apply p", "p", 0.5},
-      {"ToGray", "always_apply p", "num_output_channels method p", 0.5},
-      // Colour.
-      {"Equalize", "mode by_channels mask mask_params always_apply p", "mode by_channels mask mask_params p", 0.5},
-      {"CLAHE", "clip_limit tile_grid_size always_apply p", "clip_limit tile_grid_size p", 0.5},
-      {"RandomToneCurve", "scale always_apply p", "scale per_channel p", 0.5},
-      {"FancyPCA", "alpha always_apply p", "alpha p", 0.5},
-      {"Posterize", "num_bits always_apply p", "num_bits p", 0.5},
-      {"Solarize", "threshold always_apply p", "threshold_range p", 0.5},
-      {"RandomGamma", "gamma_limit eps always_apply p", "gamma_limit p", 0.5},
-      {"ColorJitter", "brightness contrast saturation hue always_apply p", "brightness contrast saturation hue p", 0.5},
-      {"HueSaturationValue", "hue_shift_limit sat_shift_limit val_shift_limit always_apply p",
-       "hue_shift_limit sat_shift_limit val_shift_limit p", 0.5},
-      {"RGBShift", "r_shift_limit g_shift_limit b_shift_limit always_apply p", "r_shift_limit g_shift_limit b_shift_limit p",
-       0.5},
-      {"RandomBrightnessContrast", "brightness_limit contrast_limit brightness_by_max always_apply p",
-       "brightness_limit contrast_limit brightness_by_max ensure_safe_range p", 0.5},
-      {"ChannelDropout", "channel_drop_range fill_value always_apply p", "channel_drop_range fill p", 0.5},
-      {"RandomBrightness", "limit always_apply p", "-", 0.5},
-      {"RandomContrast", "limit always_apply p", "-", 0.5},
-      // Blur and noise.
-      {"GaussianBlur", "blur_limit sigma_limit always_apply p", "blur_limit sigma_limit p", 0.5},
-      {"MedianBlur", "blur_limit always_apply p", "blur_limit p", 0.5},
-      {"Blur", "blur_limit always_apply p", "blur_limit p", 0.5},
-      {"Downscale", "scale_min scale_max interpolation always_apply p", "scale_range interpolation_pair p", 0.5},
-      {"MotionBlur", "blur_limit allow_shifted always_apply p", "blur_limit allow_shifted angle_range direction_range p",
-       0.5},
-      {"Sharpen", "alpha lightness always_apply p", "alpha lightness method kernel_size sigma p", 0.5},
-      {"IAASharpen", "alpha lightness always_apply p", "-", 0.5},
-      {"Emboss", "alpha strength always_apply p", "alpha strength p", 0.5},
-      {"IAAEmboss", "alpha strength always_apply p", "-", 0.5},
-      {"UnsharpMask", "blur_limit sigma_limit alpha threshold always_apply p", "blur_limit sigma_limit alpha threshold p",
-       0.5},
-      {"Defocus", "radius alias_blur always_apply p", "radius alias_blur p", 0.5},
-      {"AdvancedBlur", "blur_limit sigmaX_limit sigmaY_limit rotate_limit beta_limit noise_limit always_apply p",
-       "blur_limit sigma_x_limit sigma_y_limit rotate_limit beta_limit noise_limit p", 0.5},
-      {"ZoomBlur", "max_factor step_factor always_apply p", "max_factor step_factor p", 0.5},
-      {"GlassBlur", "sigma max_delta iterations always_apply mode p", "sigma max_delta iterations mode p", 0.5},
-      {"GaussNoise", "var_limit mean per_channel always_apply p", "std_range mean_range per_channel noise_scale_factor p",
-       0.5},
-      {"IAAAdditiveGaussianNoise", "loc scale per_channel always_apply p", "-", 0.5},
-      {"ImageCompression", "quality_lower quality_upper compression_type always_apply p", "compression_type quality_range p",
-       0.5},
-      {"JpegCompression", "quality_lower quality_upper always_apply p", "-", 0.5},
-      {"CoarseDropout",
-       "max_holes max_height max_width min_holes min_height min_width fill_value mask_fill_value always_apply p",
-       "num_holes_range hole_height_range hole_width_range fill fill_mask p", 0.5},
-      {"Cutout", "num_holes max_h_size max_w_size fill_value always_apply p", "-", 0.5},
-      {"SaltAndPepper", "-", "amount salt_vs_pepper p", 0.5},
-      {"PixelDropout", "dropout_prob per_channel drop_value mask_drop_value always_apply p",
-       "dropout_prob per_channel drop_value mask_drop_value p", 0.5},
-      {"MultiplicativeNoise", "multiplier per_channel elementwise always_apply p", "multiplier per_channel elementwise p",
-       0.5},
-      {"ShotNoise", "-", "scale_range p", 0.5},
-      {"ISONoise", "color_shift intensity always_apply p", "color_shift intensity p", 0.5},
-      {"GridDropout",
-       "ratio unit_size_min unit_size_max holes_number_x holes_number_y shift_x shift_y random_offset fill_value "
-       "mask_fill_value always_apply p",
-       "ratio random_offset unit_size_range holes_number_xy shift_xy fill fill_mask p", 0.5},
-      // Weather.
-      {"RandomFog", "fog_coef_lower fog_coef_upper alpha_coef always_apply p", "alpha_coef fog_coef_range p", 0.5},
-      {"RandomShadow", "shadow_roi num_shadows_lower num_shadows_upper shadow_dimension always_apply p",
-       "shadow_roi num_shadows_limit shadow_dimension shadow_intensity_range p", 0.5},
-      {"RandomSunFlare",
-       "flare_roi angle_lower angle_upper num_flare_circles_lower num_flare_circles_upper src_radius src_color "
-       "always_apply p",
-       "flare_roi src_radius src_color angle_range num_flare_circles_range method p", 0.5},
-      {"Spatter", "mean std gauss_sigma cutout_threshold intensity mode color always_apply p",
-       "mean std gauss_sigma cutout_threshold intensity mode color p", 0.5},
-      {"RandomRain",
-       "slant_lower slant_upper drop_length drop_width drop_color blur_value brightness_coefficient rain_type "
-       "always_apply p",
-       "slant_range drop_length drop_width drop_color blur_value brightness_coefficient rain_type p", 0.5},
-      {"RandomSnow", "snow_point_lower snow_point_upper brightness_coeff always_apply p",
-       "brightness_coeff snow_point_range method p", 0.5},
-      // Geometry.
-      {"GridDistortion", "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply p",
-       "num_steps distort_limit interpolation normalized mask_interpolation keypoint_remapping_method p border_mode "
-       "fill fill_mask",
-       0.5},
-      {"OpticalDistortion", "distort_limit shift_limit interpolation border_mode value mask_value always_apply p",
-       "distort_limit interpolation mask_interpolation mode keypoint_remapping_method p border_mode fill fill_mask",
-       0.5},
-      {"PiecewiseAffine",
-       "scale nb_rows nb_cols interpolation mask_interpolation cval cval_mask mode absolute_scale always_apply "
-       "keypoints_threshold p",
-       "scale nb_rows nb_cols interpolation mask_interpolation absolute_scale keypoint_remapping_method p border_mode "
-       "fill fill_mask",
-       0.5},
-      {"IAAPiecewiseAffine", "scale nb_rows nb_cols order cval mode always_apply p", "-", 0.5},
-      {"ThinPlateSpline", "scale_range num_control_points interpolation mask_interpolation p always_apply",
-       "scale_range num_control_points interpolation mask_interpolation keypoint_remapping_method p border_mode fill "
-       "fill_mask map_resolution_range",
-       0.5},
-      {"ElasticTransform",
-       "alpha sigma alpha_affine interpolation border_mode value mask_value always_apply approximate same_dxdy p",
-       "alpha sigma interpolation approximate same_dxdy mask_interpolation noise_distribution "
-       "keypoint_remapping_method p border_mode fill fill_mask",
-       0.5},
-      {"Resize", "height width interpolation always_apply p",
-       "height width interpolation mask_interpolation area_for_downscale p", 1.0},
-      {"LongestMaxSize", "max_size interpolation always_apply p",
-       "max_size max_size_hw interpolation mask_interpolation area_for_downscale p", 1.0},
-      {"SmallestMaxSize", "max_size interpolation always_apply p",
-       "max_size max_size_hw interpolation mask_interpolation area_for_downscale p", 1.0},
-      {"RandomScale", "scale_limit interpolation always_apply p",
-       "scale_limit interpolation mask_interpolation area_for_downscale p", 0.5},
-      {"RandomCrop", "height width always_apply p", "height width pad_if_needed pad_position border_mode fill fill_mask p",
-       1.0},
-      {"CenterCrop", "height width always_apply p", "height width pad_if_needed pad_position border_mode fill fill_mask p",
-       1.0},
-      {"RandomResizedCrop", "height width scale ratio interpolation always_apply p",
-       "size scale ratio interpolation mask_interpolation area_for_downscale p", 1.0},
-      {"PadIfNeeded",
-       "min_height min_width pad_height_divisor pad_width_divisor position border_mode value mask_value always_apply p",
-       "min_height min_width pad_height_divisor pad_width_divisor position border_mode fill fill_mask p", 1.0},
-      {"Rotate", "limit interpolation border_mode value mask_value rotate_method crop_border always_apply p",
-       "limit interpolation border_mode rotate_method crop_border mask_interpolation fill fill_mask p", 0.5},
-      {"SafeRotate", "limit interpolation border_mode value mask_value always_apply p",
-       "limit interpolation border_mode rotate_method mask_interpolation fill fill_mask p", 0.5},
-      {"RandomSizedCrop", "min_max_height height width w2h_ratio interpolation always_apply p",
-       "min_max_height size w2h_ratio interpolation mask_interpolation area_for_downscale p", 1.0},
-      {"RandomCropFromBorders", "crop_left crop_right crop_top crop_bottom always_apply p",
-       "crop_left crop_right crop_top crop_bottom p", 1.0},
-      {"ShiftScaleRotate",
-       "shift_limit scale_limit rotate_limit interpolation border_mode value mask_value shift_limit_x shift_limit_y "
-       "rotate_method always_apply p",
-       "shift_limit scale_limit rotate_limit interpolation border_mode shift_limit_x shift_limit_y rotate_method "
-       "mask_interpolation fill fill_mask p",
-       0.5},
-      {"Perspective", "scale keep_size pad_mode pad_val mask_pad_val fit_output interpolation always_apply p",
-       "scale keep_size fit_output interpolation mask_interpolation border_mode fill fill_mask p", 0.5},
-      {"IAAPerspective", "scale keep_size always_apply p", "-", 0.5},
-      {"IAAFliplr", "always_apply p", "-", 0.5},
-      {"IAAFlipud", "always_apply p", "-", 0.5},
-      {"Pad", "-", "padding fill fill_mask border_mode p", 1.0},
       {"OneOrOther", "first second transforms p", "first second transforms p", 0.5},
-      {"Affine",
-       "scale translate_percent translate_px rotate shear interpolation mask_interpolation cval cval_mask mode "
-       "fit_output keep_ratio rotate_method always_apply p",
-       "scale translate_percent translate_px rotate shear interpolation mask_interpolation fit_output keep_ratio "
-       "rotate_method balanced_scale border_mode fill fill_mask p",
-       0.5},
       // Left out by the importer (they change what a training loader receives).
+      {"NoOp", "always_apply p", "p", 0.5},
       {"Normalize", "mean std max_pixel_value always_apply p", "mean std max_pixel_value normalization p", 1.0},
       {"ToTensorV2", "transpose_mask always_apply p", "transpose_mask p", 1.0},
       {"ToFloat", "max_value always_apply p", "max_value p", 1.0},
@@ -222,6 +68,10 @@ const std::vector<Signature>& signatures() {
 const Signature* find_signature(const std::string& name) {
   for (const Signature& s : signatures())
     if (name == s.name) return &s;
+  for (const StageType& type : stage_types())
+    for (const ImportRule& r : type.spec().imports)
+      for (const Signature& s : r.python)
+        if (name == s.name) return &s;
   return nullptr;
 }
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -133,6 +135,26 @@ TEST(ImportAlbumentations, ImportedPipelinesRunAndAgreeAcrossDevices) {
     // 3 images x 2 copies, and as many label files or masks.
     EXPECT_EQ(files, std::string(name) == "classification.json" ? 6 : 12);
   }
+}
+
+// A transform is listed once in the import table: a stage that gains an import rule for a transform
+// the importer listed as not available takes that line's place (lib/pipeline/albumentations.cpp).
+TEST(ImportAlbumentations, EachTransformHasOneRowInTheImportTable) {
+  std::istringstream table(albumentations_table_markdown());
+  std::map<std::string, int> rows;
+  std::string line;
+  while (std::getline(table, line)) {
+    if (line.rfind("| ", 0) != 0) continue;
+    const std::string names = line.substr(2, line.find(" |") - 2);
+    std::istringstream each(names);
+    std::string n;
+    while (std::getline(each, n, ',')) {
+      n.erase(0, n.find_first_not_of(' '));
+      ++rows[n];
+    }
+  }
+  EXPECT_GT(rows.size(), 60u);
+  for (const auto& [name, count] : rows) EXPECT_EQ(count, 1) << name;
 }
 
 TEST(ImportAlbumentations, UnsupportedTransformsAreListedWithTheClosestStage) {

@@ -178,16 +178,24 @@ TEST(PythonSource, TokenizerErrorsHaveTheirPlace) {
   EXPECT_EQ(error("x = 1 $ 2\n"), "t.py:1:7: unexpected character '$'");
 }
 
-// Every transform a stage imports has its positional parameters in the table.
+// Every transform a stage imports declares its positional parameters with its rule (ImportRule::python),
+// and a rule declares no others; the compositions and what the importer leaves out have theirs in
+// the importer.
 TEST(PythonSource, EveryImportedTransformHasASignature) {
-  std::vector<std::string> missing;
+  std::vector<std::string> missing, stray;
   for (const StageType& type : stage_types())
     for (const ImportRule& r : type.spec().imports) {
       std::vector<std::string> names = r.aliases;
       names.push_back(r.name);
-      for (const std::string& n : names)
-        if (!albumentations_signature_known(n)) missing.push_back(n);
+      for (const std::string& n : names) {
+        const bool declared = std::any_of(r.python.begin(), r.python.end(),
+                                          [&](const PythonSignature& s) { return n == s.name; });
+        if (!declared || !albumentations_signature_known(n)) missing.push_back(type.spec().name + ": " + n);
+      }
+      for (const PythonSignature& s : r.python)
+        if (std::find(names.begin(), names.end(), s.name) == names.end()) stray.push_back(type.spec().name + ": " + s.name);
     }
+  EXPECT_TRUE(stray.empty()) << ::testing::PrintToString(stray);
   for (const char* n : {"Compose", "ReplayCompose", "OneOf", "SomeOf", "Sequential", "BboxParams", "KeypointParams",
                         "Normalize", "ToTensorV2", "ToFloat", "FromFloat", "NoOp"})
     if (!albumentations_signature_known(n)) missing.push_back(n);

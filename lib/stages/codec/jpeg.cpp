@@ -157,7 +157,13 @@ kept: where `(QT*s + 50)/100 < 1`, `Q'` is about 0.12, not 1 (q 99.5, luma row 0
             else lo = t.number("quality_lower", 99), hi = t.number("quality_upper", 100);
             s["quality"] = ispan(lo, hi);
             return s;
-          }}},
+          },
+           .python = {
+               {"ImageCompression",
+                "quality_lower quality_upper compression_type always_apply p",
+                "compression_type quality_range p",
+                0.5},
+               {"JpegCompression", "quality_lower quality_upper always_apply p", "-", 0.5}}}},
       .counterpart = {.call = "cv::imencode + cv::imdecode",
                       .how = "mode libjpeg: the resolved quality (mode kornia has none)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

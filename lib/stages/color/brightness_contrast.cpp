@@ -120,7 +120,12 @@ Albumentations 2.x's **RandomBrightnessContrast** (default `p` 0.5), through alb
                     t.note("brightness_by_max false: beta = brightness * mean, as Albumentations 2.x; 1.x added "
                            "alpha * brightness * mean");
                   return s;
-                }},
+                },
+            .python = {
+                {"RandomBrightnessContrast",
+                 "brightness_limit contrast_limit brightness_by_max always_apply p",
+                 "brightness_limit contrast_limit brightness_by_max ensure_safe_range p",
+                 0.5}}},
            {.name = "RandomBrightness",
             .how = "(1.x) limit is brightness, contrast 0",
             .convert =
@@ -129,14 +134,16 @@ Albumentations 2.x's **RandomBrightnessContrast** (default `p` 0.5), through alb
                   ojson s{{"stage", "brightness_contrast"}, {"brightness", span(lo, hi)}, {"contrast", 0.0}};
                   s["brightness_by_max"] = t.flag("brightness_by_max", true);
                   return s;
-                }},
+                },
+            .python = {{"RandomBrightness", "limit always_apply p", "-", 0.5}}},
            {.name = "RandomContrast",
             .how = "(1.x) limit is contrast, brightness 0",
             .convert =
                 [](const TransformReader& t) {
                   const auto [lo, hi] = t.limit("limit", {-0.2, 0.2}, true);
                   return ojson{{"stage", "brightness_contrast"}, {"brightness", 0.0}, {"contrast", span(lo, hi)}};
-                }}},
+                },
+            .python = {{"RandomContrast", "limit always_apply p", "-", 0.5}}}},
       .counterpart = {.call = "cv::LUT (after cv::mean without brightness_by_max)",
                       .how = "the table of the resolved alpha and brightness",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -110,7 +110,9 @@ stage's draws in Albumentations' order:
             const char* key = t.first_of({"fill", "fill_value"});
             if (t.has(key)) s["fill"] = t.number(key, 0) / 255.0;
             return s;
-          }}},
+          },
+           .python = {
+               {"ChannelDropout", "channel_drop_range fill_value always_apply p", "channel_drop_range fill p", 0.5}}}},
       .counterpart = {.call = "cv::bitwise_and with the kept channels' mask, then cv::bitwise_or with the fill",
                       .how = "the resolved channels and fill (cv::bitwise_or only for a fill other than 0)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -42,7 +42,8 @@ The manifest records `order`. Values are moved, never computed: the CPU backend 
       .imports = {
           {.name = "ChannelShuffle",
            .how = "a random permutation of the colour channels",
-           .convert = [](const TransformReader&) { return ojson{{"stage", "channel_shuffle"}}; }}},
+           .convert = [](const TransformReader&) { return ojson{{"stage", "channel_shuffle"}}; },
+           .python = {{"ChannelShuffle", "always_apply p", "p", 0.5}}}},
       .counterpart = {.call = "cv::mixChannels",
                       .how = "the resolved order",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -113,7 +113,9 @@ Albumentations' **CLAHE** (`clip_limit` (1, 4), `tile_grid_size` (8, 8), default
                        s["tile_grid_size"] = ojson::array({8, 8});
                      }
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"CLAHE", "clip_limit tile_grid_size always_apply p", "clip_limit tile_grid_size p", 0.5}}}},
       .counterpart = {.call = "cv::cvtColor + cv::CLAHE::apply + cv::cvtColor",
                       .how = "COLOR_RGB2Lab, createCLAHE(clip, grid) on L, COLOR_Lab2RGB (gray: the CLAHE alone)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -136,7 +136,12 @@ torchvision's ColorJitter, with the arithmetic of `torchvision.transforms.v2.fun
             s["hue"] = ojson::array({hlo, hhi});
             t.note("ColorJitter follows torchvision's formulas here; Albumentations' OpenCV-based ones differ slightly");
             return s;
-          }}},
+          },
+           .python = {
+               {"ColorJitter",
+                "brightness contrast saturation hue always_apply p",
+                "brightness contrast saturation hue p",
+                0.5}}}},
       .counterpart = {.none = "torchvision's four adjustments in a drawn order; OpenCV has no such call"},
   };
   return spec;

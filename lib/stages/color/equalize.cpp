@@ -62,7 +62,12 @@ a channel with fewer than 65535 pixels outside its top bin is therefore unchange
             if (!t.has("mode") || t.saved().at("mode") != "pil")
               t.note("Equalize: the PIL scheme; cv2.equalizeHist (mode \"cv\") rounds its table differently");
             return ojson{{"stage", "equalize"}};
-          }}},
+          },
+           .python = {
+               {"Equalize",
+                "mode by_channels mask mask_params always_apply p",
+                "mode by_channels mask mask_params p",
+                0.5}}}},
       .counterpart = {.call = "cv::equalizeHist",
                       .how = "on each channel (cv::split, cv::merge)",
                       .make = [](const nlohmann::json&, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -71,7 +71,8 @@ Albumentations 2.x's **FancyPCA** (`alpha` 0.1, default `p` 0.5).
                    .convert = [](const TransformReader& t) {
                      t.note("FancyPCA: Albumentations 2.x's per-pixel map; 1.x added one constant offset per image");
                      return ojson{{"stage", "fancy_pca"}, {"alpha", t.number("alpha", 0.1)}};
-                   }}},
+                   },
+                   .python = {{"FancyPCA", "alpha always_apply p", "alpha p", 0.5}}}},
       .counterpart = {.none = "OpenCV has no principal-component colour augmentation"},
   };
   return spec;

@@ -67,7 +67,8 @@ the top 127 values of gamma 1 up by one, so 16-bit images round to nearest inste
             s["gamma"] = span(lo / 100.0, hi / 100.0);
             t.note("RandomGamma: torchvision's rounding (255.999); Albumentations' table truncates at 255");
             return s;
-          }}},
+          },
+           .python = {{"RandomGamma", "gamma_limit eps always_apply p", "gamma_limit p", 0.5}}}},
       .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;

@@ -52,7 +52,8 @@ higher than here. Otherwise equal to torchvision for uint8.
               t.fail("num_output_channels other than 3 has no stage equivalent (grayscale keeps the channel count)");
             t.note("ToGray: torchvision's luma weights; OpenCV's give values at most 1 apart");
             return ojson{{"stage", "grayscale"}};
-          }}},
+          },
+           .python = {{"ToGray", "always_apply p", "num_output_channels method p", 0.5}}}},
       .counterpart = {.call = "cv::cvtColor RGB2GRAY, then GRAY2RGB",
                       .how = "RGB and RGBA images (a gray image has nothing to convert)",
                       .make = [](const nlohmann::json&, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -98,7 +98,12 @@ RGB2HSV, a table per component, `cv::cvtColor` HSV2RGB, with OpenCV 4.6's 8-bit 
             s["sat_shift"] = ojson::array({sa.first, sa.second});
             s["val_shift"] = ojson::array({v.first, v.second});
             return s;
-          }}},
+          },
+           .python = {
+               {"HueSaturationValue",
+                "hue_shift_limit sat_shift_limit val_shift_limit always_apply p",
+                "hue_shift_limit sat_shift_limit val_shift_limit p",
+                0.5}}}},
       .counterpart = {.none = "OpenCV does it as several calls (cv::cvtColor to HSV, a table per channel, cv::cvtColor "
                               "back), not one"},
   };

@@ -35,7 +35,8 @@ const StageSpec& invert_spec() {
       .imports = {
           {.name = "InvertImg",
            .how = "the same negative, 255 - v on 8-bit images",
-           .convert = [](const TransformReader&) { return ojson{{"stage", "invert"}}; }}},
+           .convert = [](const TransformReader&) { return ojson{{"stage", "invert"}}; },
+           .python = {{"InvertImg", "always_apply p", "p", 0.5}}}},
       .counterpart = {.call = "cv::bitwise_not",
                       .how = "on every channel (alpha too, which the stage keeps: the same cost)",
                       .make = [](const nlohmann::json&, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

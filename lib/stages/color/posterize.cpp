@@ -50,7 +50,8 @@ or [lo, hi] drawn as an integer per image.
             ojson s{{"stage", "posterize"}};
             s["bits"] = ispan(lo, hi);
             return s;
-          }}},
+          },
+           .python = {{"Posterize", "num_bits always_apply p", "num_bits p", 0.5}}}},
       .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;

@@ -67,7 +67,12 @@ take `0.299 r + 0.587 g + 0.114 b` (double, as channel_gain).
               s[k[1]] = ojson::array({lo, hi});
             }
             return s;
-          }}},
+          },
+           .python = {
+               {"RGBShift",
+                "r_shift_limit g_shift_limit b_shift_limit always_apply p",
+                "r_shift_limit g_shift_limit b_shift_limit p",
+                0.5}}}},
       .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;

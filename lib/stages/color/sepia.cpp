@@ -66,7 +66,8 @@ B' = 0.272 R + 0.534 G + 0.131 B
 )md",
       .imports = {{.name = "ToSepia",
                    .how = "the same matrix; gray images unchanged (as 2.x)",
-                   .convert = [](const TransformReader&) { return ojson{{"stage", "sepia"}}; }}},
+                   .convert = [](const TransformReader&) { return ojson{{"stage", "sepia"}}; },
+                   .python = {{"ToSepia", "always_apply p", "p", 0.5}}}},
       .counterpart = {.call = "cv::transform",
                       .how = "Albumentations' float64 sepia matrix, RGB images (gray images are copied)",
                       .make = [](const nlohmann::json&, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

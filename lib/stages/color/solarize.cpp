@@ -56,7 +56,8 @@ the threshold is a fraction of the range. Integer images: `t = (float)(threshold
               s["threshold"] = span(lo / 255.0, hi / 255.0);
             }
             return s;
-          }}},
+          },
+           .python = {{"Solarize", "threshold always_apply p", "threshold_range p", 0.5}}}},
       .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;

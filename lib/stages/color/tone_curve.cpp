@@ -86,7 +86,8 @@ Albumentations 2.x's **RandomToneCurve** (`scale` 0.1, `per_channel` false, defa
                      ojson s{{"stage", "tone_curve"}, {"scale", t.number("scale", 0.1)}};
                      s["per_channel"] = t.flag("per_channel", false);
                      return s;
-                   }}},
+                   },
+                   .python = {{"RandomToneCurve", "scale always_apply p", "scale per_channel p", 0.5}}}},
       .counterpart = {.call = "cv::LUT", .how = "the stage's table of the 256 values of each channel", .lut = true},
   };
   return spec;

@@ -156,7 +156,12 @@ it, by the [filter2d engine](../arithmetic.md#filter2d-engine).
                      const auto [n0, n1] = t.limit("noise_limit", {0.9, 1.1}, false);
                      s["noise"] = span(n0, n1);
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"AdvancedBlur",
+                        "blur_limit sigmaX_limit sigmaY_limit rotate_limit beta_limit noise_limit always_apply p",
+                        "blur_limit sigma_x_limit sigma_y_limit rotate_limit beta_limit noise_limit p",
+                        0.5}}}},
       .counterpart = {.call = "cv::filter2D",
                       .how = "the recorded k x k kernel (float32), BORDER_REFLECT_101",
                       .make = filter2d_counterpart},

@@ -107,7 +107,8 @@ filter with OpenCV's default border, BORDER_REFLECT_101 (`kernels/filter/box_blu
                      ojson s{{"stage", "box_blur"}};
                      s["kernel_size"] = ispan(a, b);
                      return s;
-                   }}},
+                   },
+                   .python = {{"Blur", "blur_limit always_apply p", "blur_limit p", 0.5}}}},
       .counterpart = {.call = "cv::blur",
                       .how = "the resolved kernel_size, OpenCV's default border (reflect101)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -105,7 +105,8 @@ Albumentations' **Defocus** (default `p` 0.5): a softened disk correlated with t
                      const auto [a, b] = t.limit("alias_blur", {0.1, 0.5}, false);
                      s["alias_blur"] = span(a, b);
                      return s;
-                   }}},
+                   },
+                   .python = {{"Defocus", "radius alias_blur always_apply p", "radius alias_blur p", 0.5}}}},
       .counterpart = {.call = "cv::filter2D",
                       .how = "the same kernel (built again from the resolved radius and alias_blur), BORDER_REFLECT_101 "
                              "(a DFT at these sizes)",

@@ -167,7 +167,12 @@ the input's size and labels and masks stay as they are.
                      s["down_interpolation"] = down;
                      s["up_interpolation"] = up;
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"Downscale",
+                        "scale_min scale_max interpolation always_apply p",
+                        "scale_range interpolation_pair p",
+                        0.5}}}},
       .counterpart = {.call = "cv::resize twice",
                       .how = "cv::resize(src, mid, Size(), s, s, down) then cv::resize(mid, dst, src.size(), 0, 0, "
                              "up); bilinear as INTER_LINEAR_EXACT",

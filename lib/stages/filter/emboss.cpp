@@ -92,7 +92,10 @@ the same kernel and defaults): a 3x3 kernel applied as `cv::filter2D(img, -1, M)
                      const auto [l, h] = t.limit("strength", {0.2, 0.7}, false);
                      s["strength"] = span(l, h);
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"Emboss", "alpha strength always_apply p", "alpha strength p", 0.5},
+                       {"IAAEmboss", "alpha strength always_apply p", "-", 0.5}}}},
       .counterpart = {.call = "cv::filter2D",
                       .how = "the recorded 3x3 kernel (float32), BORDER_REFLECT_101",
                       .make = filter2d_counterpart},

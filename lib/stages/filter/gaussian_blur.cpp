@@ -93,7 +93,8 @@ image (on a `cv::Mat` ROI view OpenCV takes its float path and reads pixels outs
             t.note("kernel sizes " + std::to_string(static_cast<int>(klo)) + ".." + std::to_string(static_cast<int>(khi)) +
                    " become a continuous sigma range");
             return s;
-          }}},
+          },
+           .python = {{"GaussianBlur", "blur_limit sigma_limit always_apply p", "blur_limit sigma_limit p", 0.5}}}},
       .counterpart = {.call = "cv::GaussianBlur",
                       .how = "the resolved kernel_size, sigma (both axes) and border",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -111,7 +111,12 @@ Albumentations' **GlassBlur** (default `p` 0.5; `kernels/filter/glass_blur.hpp`)
                      if (t.has("mode")) s["mode"] = t.saved().at("mode");
                      t.note("the swap offsets come from augment's keyed generator, not NumPy's");
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"GlassBlur",
+                        "sigma max_delta iterations always_apply mode p",
+                        "sigma max_delta iterations mode p",
+                        0.5}}}},
       .counterpart = {.none = "no single OpenCV call: two cv::GaussianBlur calls around NumPy's pixel swaps"},
   };
   return spec;

@@ -68,7 +68,8 @@ Albumentations' **MedianBlur** (default `p` 0.5), which calls **`cv::medianBlur`
             ojson s{{"stage", "median_blur"}};
             s["kernel_size"] = ispan(lo, hi);
             return s;
-          }}},
+          },
+           .python = {{"MedianBlur", "blur_limit always_apply p", "blur_limit p", 0.5}}}},
       .counterpart = {.call = "cv::medianBlur",
                       .how = "the resolved kernel_size",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -108,7 +108,12 @@ Albumentations' **MotionBlur** (default `p` 0.5): a line kernel divided by its p
             }
             if (t.has("allow_shifted")) s["allow_shifted"] = t.saved().at("allow_shifted");
             return s;
-          }}},
+          },
+           .python = {
+               {"MotionBlur",
+                "blur_limit allow_shifted always_apply p",
+                "blur_limit allow_shifted angle_range direction_range p",
+                0.5}}}},
       .counterpart = {.call = "cv::filter2D",
                       .how = "the k x k kernel of the resolved line points, each 1 / n, BORDER_REFLECT_101",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

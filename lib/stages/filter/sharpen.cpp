@@ -98,7 +98,10 @@ Albumentations' **Sharpen** with its `kernel` method (1.x and 2.x; default `p` 0
                      const auto [l, h] = t.limit("lightness", {0.5, 1.0}, false);
                      s["lightness"] = span(l, h);
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"Sharpen", "alpha lightness always_apply p", "alpha lightness method kernel_size sigma p", 0.5},
+                       {"IAASharpen", "alpha lightness always_apply p", "-", 0.5}}}},
       .counterpart = {.call = "cv::filter2D",
                       .how = "the recorded 3x3 kernel (float32), BORDER_REFLECT_101",
                       .make = filter2d_counterpart},

@@ -113,7 +113,12 @@ written (no FMA); every channel, alpha included, as Albumentations.
                      s["alpha"] = span(a, b);
                      s["threshold"] = static_cast<int>(std::lround(t.number("threshold", 10)));
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"UnsharpMask",
+                        "blur_limit sigma_limit alpha threshold always_apply p",
+                        "blur_limit sigma_limit alpha threshold p",
+                        0.5}}}},
       .counterpart = {.none = "no single OpenCV call: two cv::GaussianBlur calls on float images and NumPy arithmetic "
                               "around them"},
   };

@@ -145,7 +145,8 @@ operation rounded in the order written (no FMA); every channel alike
                      const auto [slo, shi] = t.limit("step_factor", {0.01, 0.03}, false);
                      s["step_factor"] = span(slo, shi);
                      return s;
-                   }}},
+                   },
+                   .python = {{"ZoomBlur", "max_factor step_factor always_apply p", "max_factor step_factor p", 0.5}}}},
       .counterpart = {.call = "cv::resize (INTER_LINEAR, float) per factor",
                       .how = "Albumentations' calls on the resolved factors: the image to float, per factor a "
                              "central crop resized by cv::resize and added, the mean back to 8 bits",

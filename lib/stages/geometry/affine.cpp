@@ -158,7 +158,14 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             t.mask_fill();
             t.note("ShiftScaleRotate shifts by fractions of a pixel; affine rounds the shift to whole pixels");
             return s;
-          }},
+          },
+           .python = {
+               {"ShiftScaleRotate",
+                "shift_limit scale_limit rotate_limit interpolation border_mode value mask_value shift_limit_x "
+                "shift_limit_y rotate_method always_apply p",
+                "shift_limit scale_limit rotate_limit interpolation border_mode shift_limit_x shift_limit_y "
+                "rotate_method mask_interpolation fill fill_mask p",
+                0.5}}},
           {.name = "Affine",
            .how = "scale (per axis too, keep_ratio), translate_percent and translate_px (asymmetric and per axis "
                   "too), rotate, shear, fit_output, interpolation, mode / border_mode, cval / fill",
@@ -205,7 +212,14 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             t.fill(s);
             t.mask_fill();
             return s;
-          }}},
+          },
+           .python = {
+               {"Affine",
+                "scale translate_percent translate_px rotate shear interpolation mask_interpolation cval cval_mask "
+                "mode fit_output keep_ratio rotate_method always_apply p",
+                "scale translate_percent translate_px rotate shear interpolation mask_interpolation fit_output "
+                "keep_ratio rotate_method balanced_scale border_mode fill fill_mask p",
+                0.5}}}},
       .counterpart = warp_counterpart(),
   };
   return spec;

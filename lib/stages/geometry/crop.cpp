@@ -93,7 +93,12 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
             s["position"] = "center";
             if (t.has("pad_if_needed")) s["pad_if_needed"] = t.saved().at("pad_if_needed");
             return s;
-          }},
+          },
+           .python = {
+               {"CenterCrop",
+                "height width always_apply p",
+                "height width pad_if_needed pad_position border_mode fill fill_mask p",
+                1.0}}},
           {.name = "RandomCrop",
            .how = "height, width; position random",
            .convert = [](const TransformReader& t) {
@@ -102,7 +107,12 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
             s["position"] = "random";
             if (t.has("pad_if_needed")) s["pad_if_needed"] = t.saved().at("pad_if_needed");
             return s;
-          }}},
+          },
+           .python = {
+               {"RandomCrop",
+                "height width always_apply p",
+                "height width pad_if_needed pad_position border_mode fill fill_mask p",
+                1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI (after cv::copyMakeBorder when the window leaves the image)",
                       .how = "the resolved window, padding and border",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

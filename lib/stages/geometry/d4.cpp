@@ -62,7 +62,8 @@ quarter turns counter-clockwise): e `(0, false)`, r90 `(1, false)`, r180 `(2, fa
       .imports = {{.name = "D4",
                    .aliases = {"SquareSymmetry"},
                    .how = "an element of the square's symmetry group drawn uniformly (default p 1)",
-                   .convert = [](const TransformReader&) { return ojson{{"stage", "d4"}}; }}},
+                   .convert = [](const TransformReader&) { return ojson{{"stage", "d4"}}; },
+                   .python = {{"D4", "always_apply p", "p", 1.0}, {"SquareSymmetry", "-", "p", 1.0}}}},
       .counterpart = {.call = "cv::rotate (after cv::transpose for the transposing elements)",
                       .how = "the drawn element's k quarter turns counter-clockwise as ROTATE_* codes",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

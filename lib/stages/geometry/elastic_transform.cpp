@@ -183,7 +183,14 @@ Albumentations 2.x's **ElasticTransform**; `p` 0.5.
                    .how = "alpha, sigma, approximate, same_dxdy, noise_distribution (1.x: uniform), interpolation, "
                           "border_mode (1.x default reflect101), value / fill; 1.x's alpha_affine is left out and its "
                           "scipy blur becomes cv2.GaussianBlur (notes)",
-                   .convert = &convert_elastic}},
+                   .convert = &convert_elastic,
+                   .python = {
+                       {"ElasticTransform",
+                        "alpha sigma alpha_affine interpolation border_mode value mask_value always_apply "
+                        "approximate same_dxdy p",
+                        "alpha sigma interpolation approximate same_dxdy mask_interpolation noise_distribution "
+                        "keypoint_remapping_method p border_mode fill fill_mask",
+                        0.5}}}},
       .counterpart = {.call = "cv::GaussianBlur + cv::remap",
                       .how = "the same field built with OpenCV: cv::randn (or cv::randu) noise, divided by its "
                              "largest magnitude, cv::GaussianBlur, times alpha, plus the identity grid (a plain "

@@ -54,7 +54,8 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
             ojson s{{"stage", "flip"}};
             s["direction"] = "horizontal";
             return s;
-          }},
+          },
+           .python = {{"HorizontalFlip", "always_apply p", "p", 0.5}, {"IAAFliplr", "always_apply p", "-", 0.5}}},
           {.name = "VerticalFlip",
            .aliases = {"IAAFlipud"},
            .how = "direction vertical",
@@ -62,7 +63,8 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
             ojson s{{"stage", "flip"}};
             s["direction"] = "vertical";
             return s;
-          }},
+          },
+           .python = {{"VerticalFlip", "always_apply p", "p", 0.5}, {"IAAFlipud", "always_apply p", "-", 0.5}}},
           // Albumentations 1.x (removed in 1.4): cv2.flip with a code drawn from {-1, 0, 1}.
           {.name = "Flip",
            .how = "direction drawn from horizontal, vertical and both, equally (its randint(-1, 1))",
@@ -70,7 +72,8 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
             ojson s{{"stage", "flip"}};
             s["direction"] = ojson::array({"horizontal", "vertical", "both"});
             return s;
-          }}},
+          },
+           .python = {{"Flip", "always_apply p", "-", 0.5}}}},
       .counterpart = {.call = "cv::flip",
                       .how = "code 1 (horizontal), 0 (vertical) or -1 (both)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -160,7 +160,14 @@ Albumentations' **GridDistortion**, 2.x by default (`normalized` true, border co
                      t.fill(s);
                      t.mask_fill();
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"GridDistortion",
+                        "num_steps distort_limit interpolation border_mode value mask_value normalized always_apply "
+                        "p",
+                        "num_steps distort_limit interpolation normalized mask_interpolation "
+                        "keypoint_remapping_method p border_mode fill fill_mask",
+                        0.5}}}},
       .counterpart = {.call = "cv::remap",
                       .how = "the maps built from the recorded steps (Albumentations' linspace and meshgrid), "
                              "interpolation, border and fill",

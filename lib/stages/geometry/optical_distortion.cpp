@@ -201,7 +201,13 @@ Albumentations' **OpticalDistortion** in its `camera` mode (1.x and 2.x) and 2.x
                      t.fill(s);
                      t.mask_fill();
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"OpticalDistortion",
+                        "distort_limit shift_limit interpolation border_mode value mask_value always_apply p",
+                        "distort_limit interpolation mask_interpolation mode keypoint_remapping_method p border_mode "
+                        "fill fill_mask",
+                        0.5}}}},
       .counterpart = {.call = "cv::remap",
                       .how = "the maps of the recorded k, dx, dy (cv::initUndistortRectifyMap's formula; fisheye: "
                              "Albumentations' formula; built by a plain loop), interpolation, border and fill",

@@ -103,7 +103,13 @@ host (integers: rounded half to even and clamped, as `cv::saturate_cast`; float:
             t.fill(s);
             t.mask_fill();
             return s;
-          }},
+          },
+           .python = {
+               {"PadIfNeeded",
+                "min_height min_width pad_height_divisor pad_width_divisor position border_mode value mask_value "
+                "always_apply p",
+                "min_height min_width pad_height_divisor pad_width_divisor position border_mode fill fill_mask p",
+                1.0}}},
           // Albumentations 2.x's Pad: torchvision's three forms of padding.
           {.name = "Pad",
            .how = "padding (n, (x, y) or (left, top, right, bottom), as they are); border_mode (default constant), fill",
@@ -117,7 +123,8 @@ host (integers: rounded half to even and clamped, as `cv::saturate_cast`; float:
             t.fill(s);
             t.mask_fill();
             return s;
-          }}},
+          },
+           .python = {{"Pad", "-", "padding fill fill_mask border_mode p", 1.0}}}},
       .counterpart = {.call = "cv::copyMakeBorder",
                       .how = "the resolved padding (left, top, right, bottom) and border",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

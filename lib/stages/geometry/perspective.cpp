@@ -171,11 +171,17 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
           {.name = "Perspective",
            .how = "scale (a number s is [0, s]), keep_size, fit_output, interpolation, pad_mode / border_mode, "
                   "pad_val / fill, mask_pad_val / fill_mask; the 2.x draw and single warp",
-           .convert = [](const TransformReader& t) { return albumentations_perspective(t, false); }},
+           .convert = [](const TransformReader& t) { return albumentations_perspective(t, false); },
+           .python = {
+               {"Perspective",
+                "scale keep_size pad_mode pad_val mask_pad_val fit_output interpolation always_apply p",
+                "scale keep_size fit_output interpolation mask_interpolation border_mode fill fill_mask p",
+                0.5}}},
           {.name = "IAAPerspective",
            .how = "imgaug's PerspectiveTransform as 1.x wrapped it: scale (default [0.05, 0.1]), keep_size; "
                   "Albumentations' corner draw, which reproduces imgaug's",
-           .convert = [](const TransformReader& t) { return albumentations_perspective(t, true); }}},
+           .convert = [](const TransformReader& t) { return albumentations_perspective(t, true); },
+           .python = {{"IAAPerspective", "scale keep_size always_apply p", "-", 0.5}}}},
       .counterpart = warp_counterpart(),
   };
   return spec;

@@ -256,7 +256,15 @@ Albumentations 2.x's **PiecewiseAffine** (`create_piecewise_affine_maps`); `p` 0
                    .how = "scale, nb_rows, nb_cols (each count at least 2), absolute_scale, interpolation (1.x: an "
                           "skimage order 0 / 1 / 3; 2.x: cv2's), border_mode / fill (2.x) or mode / cval (1.x, "
                           "skimage's mode names); 1.x's triangulated warp becomes 2.x's maps",
-                   .convert = &convert_piecewise}},
+                   .convert = &convert_piecewise,
+                   .python = {
+                       {"PiecewiseAffine",
+                        "scale nb_rows nb_cols interpolation mask_interpolation cval cval_mask mode absolute_scale "
+                        "always_apply keypoints_threshold p",
+                        "scale nb_rows nb_cols interpolation mask_interpolation absolute_scale "
+                        "keypoint_remapping_method p border_mode fill fill_mask",
+                        0.5},
+                       {"IAAPiecewiseAffine", "scale nb_rows nb_cols order cval mode always_apply p", "-", 0.5}}}},
       .counterpart = {.call = "cv::remap",
                       .how = "the maps of the recorded grid and jitter (Albumentations' inverse-distance formula, a "
                              "plain loop over pixels and control points), interpolation, border and fill",

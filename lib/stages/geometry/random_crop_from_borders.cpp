@@ -68,7 +68,12 @@ masks move with the window, as crop's do.
                      for (const char* k : {"crop_left", "crop_right", "crop_top", "crop_bottom"})
                        s[k] = t.number(k, 0.1);
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"RandomCropFromBorders",
+                        "crop_left crop_right crop_top crop_bottom always_apply p",
+                        "crop_left crop_right crop_top crop_bottom p",
+                        1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI",
                       .how = "the resolved window",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -76,7 +76,12 @@ torchvision's RandomResizedCrop: the window is chosen on the host, then resample
             s["ratio"] = ojson::array({rlo, rhi});
             s["interpolation"] = t.interpolation();
             return s;
-          }}},
+          },
+           .python = {
+               {"RandomResizedCrop",
+                "height width scale ratio interpolation always_apply p",
+                "size scale ratio interpolation mask_interpolation area_for_downscale p",
+                1.0}}}},
       .counterpart = {.call = "cv::resize",
                       .how = "of the resolved crop, to the size, in the interpolation (8-bit bilinear: INTER_LINEAR_EXACT)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

@@ -85,7 +85,12 @@ Albumentations' RandomSizedCrop: the window is drawn on the host, then resampled
             s["w2h_ratio"] = t.number("w2h_ratio", 1.0);
             s["interpolation"] = t.interpolation();
             return s;
-          }}},
+          },
+           .python = {
+               {"RandomSizedCrop",
+                "min_max_height height width w2h_ratio interpolation always_apply p",
+                "min_max_height size w2h_ratio interpolation mask_interpolation area_for_downscale p",
+                1.0}}}},
       .counterpart = {.call = "cv::resize",
                       .how = "of the resolved crop, to the size, in the interpolation (8-bit bilinear: INTER_LINEAR_EXACT)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

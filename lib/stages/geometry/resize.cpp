@@ -124,7 +124,12 @@ range), then the interpolation (if a list).
             s["size"] = t.size();
             s["interpolation"] = t.interpolation();
             return s;
-          }},
+          },
+           .python = {
+               {"Resize",
+                "height width interpolation always_apply p",
+                "height width interpolation mask_interpolation area_for_downscale p",
+                1.0}}},
           {.name = "LongestMaxSize",
            .how = "max_size is long_side",
            .convert = [](const TransformReader& t) {
@@ -134,7 +139,12 @@ range), then the interpolation (if a list).
             s["long_side"] = m;
             s["interpolation"] = t.interpolation();
             return s;
-          }},
+          },
+           .python = {
+               {"LongestMaxSize",
+                "max_size interpolation always_apply p",
+                "max_size max_size_hw interpolation mask_interpolation area_for_downscale p",
+                1.0}}},
           {.name = "SmallestMaxSize",
            .how = "max_size is short_side",
            .convert = [](const TransformReader& t) {
@@ -144,7 +154,12 @@ range), then the interpolation (if a list).
             s["short_side"] = m;
             s["interpolation"] = t.interpolation();
             return s;
-          }},
+          },
+           .python = {
+               {"SmallestMaxSize",
+                "max_size interpolation always_apply p",
+                "max_size max_size_hw interpolation mask_interpolation area_for_downscale p",
+                1.0}}},
           {.name = "RandomScale",
            .how = "scale_limit l is scale [1 - l, 1 + l]",
            .convert = [](const TransformReader& t) {
@@ -153,7 +168,12 @@ range), then the interpolation (if a list).
             s["scale"] = span(1 + lo, 1 + hi);
             s["interpolation"] = t.interpolation();
             return s;
-          }}},
+          },
+           .python = {
+               {"RandomScale",
+                "scale_limit interpolation always_apply p",
+                "scale_limit interpolation mask_interpolation area_for_downscale p",
+                0.5}}}},
       .counterpart = {.call = "cv::resize",
                       .how = "the resolved size and interpolation (8-bit bilinear: INTER_LINEAR_EXACT)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

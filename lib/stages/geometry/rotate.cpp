@@ -86,7 +86,12 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             t.fill(s);
             t.mask_fill();
             return s;
-          }}},
+          },
+           .python = {
+               {"Rotate",
+                "limit interpolation border_mode value mask_value rotate_method crop_border always_apply p",
+                "limit interpolation border_mode rotate_method crop_border mask_interpolation fill fill_mask p",
+                0.5}}}},
       .counterpart = warp_counterpart(),
   };
   return spec;

@@ -66,14 +66,16 @@ turns last to first, into `out(x, y) = in(ax*x + bx*y + cx, ay*x + by*y + cy)` w
             s["k"] = 0;
             s["transpose"] = true;
             return s;
-          }},
+          },
+           .python = {{"Transpose", "always_apply p", "p", 0.5}}},
           {.name = "RandomRotate90",
            .how = "k drawn from 0..3 (np.rot90's quarter turns, counter-clockwise)",
            .convert = [](const TransformReader&) {
             ojson s{{"stage", "rotate90"}};
             s["k"] = ojson::array({0, 1, 2, 3});
             return s;
-          }}},
+          },
+           .python = {{"RandomRotate90", "always_apply p", "p", 0.5}}}},
       .counterpart = {.call = "cv::rotate (after cv::transpose with transpose)",
                       .how = "k quarter turns counter-clockwise as ROTATE_* codes",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

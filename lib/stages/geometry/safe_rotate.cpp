@@ -101,7 +101,12 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             t.mask_fill();
             if (!v14) s["legacy_1x"] = true;
             return s;
-          }}},
+          },
+           .python = {
+               {"SafeRotate",
+                "limit interpolation border_mode value mask_value always_apply p",
+                "limit interpolation border_mode rotate_method mask_interpolation fill fill_mask p",
+                0.5}}}},
       .counterpart = warp_counterpart(),
   };
   return spec;

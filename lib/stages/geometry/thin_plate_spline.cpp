@@ -247,7 +247,13 @@ Albumentations' **ThinPlateSpline** (2.x; 1.4.22 and later 1.4 releases); `p` 0.
                        t.note("map_resolution_range: thin_plate_spline evaluates the spline at every pixel (the "
                               "default, 1.0), not on a smaller grid resized up");
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"ThinPlateSpline",
+                        "scale_range num_control_points interpolation mask_interpolation p always_apply",
+                        "scale_range num_control_points interpolation mask_interpolation keypoint_remapping_method p "
+                        "border_mode fill fill_mask map_resolution_range",
+                        0.5}}}},
       .counterpart = {.call = "cv::remap",
                       .how = "the maps of the recorded moved points as Albumentations computes them with OpenCV: "
                              "cv::solve for the fit, then whole-image cv::gemm (distances), cv::log and cv::gemm "

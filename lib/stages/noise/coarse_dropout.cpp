@@ -96,7 +96,13 @@ Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2],
             import_fill_in_pixels(t, s, t.first_of({"fill", "fill_value"}));
             t.mask_fill();
             return s;
-          }},
+          },
+           .python = {
+               {"CoarseDropout",
+                "max_holes max_height max_width min_holes min_height min_width fill_value mask_fill_value "
+                "always_apply p",
+                "num_holes_range hole_height_range hole_width_range fill fill_mask p",
+                0.5}}},
           // Albumentations 1.x (removed in 1.4): num_holes holes of max_h_size x max_w_size.
           {.name = "Cutout",
            .how = "num_holes, max_h_size x max_w_size holes (fixed), fill_value in pixels becomes a fraction of "
@@ -110,7 +116,8 @@ Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2],
             import_fill_in_pixels(t, s, "fill_value");
             t.note("Cutout: its holes may be cut by the border; coarse_dropout's lie wholly inside the image");
             return s;
-          }}},
+          },
+           .python = {{"Cutout", "num_holes max_h_size max_w_size fill_value always_apply p", "-", 0.5}}}},
       .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
                       .how = "the resolved rectangles and constant value (random fills have none)",
                       .make = fill_rects_counterpart},

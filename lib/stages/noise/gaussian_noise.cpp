@@ -94,7 +94,12 @@ Draws `mean`, then `sigma` (each if a range).
             }
             if (t.has("per_channel")) s["per_channel"] = t.saved().at("per_channel");
             return s;
-          }},
+          },
+           .python = {
+               {"GaussNoise",
+                "var_limit mean per_channel always_apply p",
+                "std_range mean_range per_channel noise_scale_factor p",
+                0.5}}},
           // Albumentations 1.x's wrapper of imgaug (removed in 1.4): sigma drawn uniformly in
           // `scale` (pixels), noise rounded to nearest as here.
           {.name = "IAAAdditiveGaussianNoise",
@@ -119,7 +124,8 @@ Draws `mean`, then `sigma` (each if a range).
             }
             s["per_channel"] = t.flag("per_channel", false);
             return s;
-          }}},
+          },
+           .python = {{"IAAAdditiveGaussianNoise", "loc scale per_channel always_apply p", "-", 0.5}}}},
       .counterpart = {.none = "per-sample Philox normal draws; cv::randn uses another generator and would not time the "
                               "same work"},
   };

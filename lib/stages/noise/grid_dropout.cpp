@@ -129,7 +129,13 @@ Albumentations 2.x's **GridDropout** (`ratio` 0.5, `random_offset` true, `shift_
                      if (v1) t.note("GridDropout (1.x): its fixed grid from the corner becomes 2.x's near-equal cells");
                      t.mask_fill();
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"GridDropout",
+                        "ratio unit_size_min unit_size_max holes_number_x holes_number_y shift_x shift_y "
+                        "random_offset fill_value mask_fill_value always_apply p",
+                        "ratio random_offset unit_size_range holes_number_xy shift_xy fill fill_mask p",
+                        0.5}}}},
       .counterpart = {.call = "cv::Mat::copyTo, then cv::Mat::setTo per rectangle",
                       .how = "the resolved holes and constant value",
                       .make = fill_rects_counterpart},

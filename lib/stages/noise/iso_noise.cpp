@@ -96,7 +96,8 @@ hue noise by 360, wrapped the hue and truncated the result; 2.x (and this stage)
                        t.note("ISONoise (1.x): its noise was 255 (luminance) and 360 (hue) times larger; iso_noise "
                               "computes 2.x's");
                      return s;
-                   }}},
+                   },
+                   .python = {{"ISONoise", "color_shift intensity always_apply p", "color_shift intensity p", 0.5}}}},
       .counterpart = {.call = "cv::cvtColor RGB2HLS and HLS2RGB (float), cv::meanStdDev, two convertTo",
                       .how = "the OpenCV calls Albumentations makes, without its noise draws",
                       .make = [](const nlohmann::json&, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

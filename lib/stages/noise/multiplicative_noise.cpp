@@ -79,7 +79,12 @@ Albumentations' **MultiplicativeNoise** (`multiplier` [0.9, 1.1], `per_channel` 
                      s["per_channel"] = t.flag("per_channel", false);
                      s["elementwise"] = t.flag("elementwise", false);
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"MultiplicativeNoise",
+                        "multiplier per_channel elementwise always_apply p",
+                        "multiplier per_channel elementwise p",
+                        0.5}}}},
       .counterpart = {.call = "cv::LUT",
                       .how = "the table of the resolved per-image multipliers (elementwise has none)",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

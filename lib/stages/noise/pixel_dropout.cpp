@@ -98,7 +98,12 @@ every colour value). Both 1.x and 2.x draw the image's mask this way.
                      if (t.has("mask_drop_value"))
                        t.note("PixelDropout: mask_drop_value drops mask pixels too; pixel_dropout leaves masks alone");
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"PixelDropout",
+                        "dropout_prob per_channel drop_value mask_drop_value always_apply p",
+                        "dropout_prob per_channel drop_value mask_drop_value p",
+                        0.5}}}},
       .counterpart = {.none = "per-pixel Philox draws; cv::randu uses another generator and would not time the same "
                               "work"},
   };

@@ -70,7 +70,8 @@ pixels, all with the stage's parameter draws:
                      s["amount"] = span(a0, a1);
                      s["salt_vs_pepper"] = span(r0, r1);
                      return s;
-                   }}},
+                   },
+                   .python = {{"SaltAndPepper", "-", "amount salt_vs_pepper p", 0.5}}}},
       .counterpart = {.none = "no OpenCV call draws pixels without replacement; the stage is a copy and a scatter"},
   };
   return spec;

@@ -72,7 +72,8 @@ out = rne(min(k s, 1)^(1/2.2) * max)       host table over k, double
                      const auto [lo, hi] = t.limit("scale_range", {0.1, 0.3}, false);
                      s["scale_range"] = ojson::array({lo, hi});
                      return s;
-                   }}},
+                   },
+                   .python = {{"ShotNoise", "-", "scale_range p", 0.5}}}},
       .counterpart = {.none = "per-value Poisson draws from Philox words; OpenCV has no Poisson generator"},
   };
   return spec;

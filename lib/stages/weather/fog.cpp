@@ -92,7 +92,12 @@ Albumentations 2.x's **RandomFog** (its defaults: `fog_coef_range` (0.3, 1), `al
                      }
                      s["alpha_coef"] = t.number("alpha_coef", 0.08);
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"RandomFog",
+                        "fog_coef_lower fog_coef_upper alpha_coef always_apply p",
+                        "alpha_coef fog_coef_range p",
+                        0.5}}}},
       .counterpart = {.none = "OpenCV has no fog call (Albumentations draws it with cv::circle, cv::addWeighted per "
                               "particle and cv::GaussianBlur)"},
   };

@@ -133,7 +133,13 @@ Albumentations 2.x's **RandomRain** (its defaults: `slant_range` (-10, 10), `dro
                        t.note("RandomRain (1.x): its drops drawn on the image, whole-image blur and HSV darkening "
                               "become 2.x's blurred drop layer and brightness multiply");
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"RandomRain",
+                        "slant_lower slant_upper drop_length drop_width drop_color blur_value brightness_coefficient "
+                        "rain_type always_apply p",
+                        "slant_range drop_length drop_width drop_color blur_value brightness_coefficient rain_type p",
+                        0.5}}}},
       .counterpart = {.none = "OpenCV has no rain call (Albumentations composes cv::polylines, cv::blur, cv::add and "
                               "cv::multiply)"},
   };

@@ -97,7 +97,12 @@ draws in Albumentations' order:
                        t.note("RandomShadow (1.x) halves HLS lightness; shadow multiplies RGB by 0.5 (2.x)");
                      }
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"RandomShadow",
+                        "shadow_roi num_shadows_lower num_shadows_upper shadow_dimension always_apply p",
+                        "shadow_roi num_shadows_limit shadow_dimension shadow_intensity_range p",
+                        0.5}}}},
       .counterpart = {.none = "OpenCV has no call that darkens drawn polygons; cv::fillPoly is only the mask"},
   };
   return spec;

@@ -98,7 +98,12 @@ Albumentations' **RandomSnow** with `method` bleach (its defaults: `snow_point_r
                        s["method"] = m;
                      }
                      return s;
-                   }}},
+                   },
+                   .python = {
+                       {"RandomSnow",
+                        "snow_point_lower snow_point_upper brightness_coeff always_apply p",
+                        "brightness_coeff snow_point_range method p",
+                        0.5}}}},
       .counterpart = {.none = "OpenCV has no snow call (Albumentations composes two cv::cvtColor calls around a "
                               "numpy lightness scaling)"},
   };

@@ -161,7 +161,12 @@ Albumentations 2.x's **Spatter** (its defaults: `mean` 0.65, `std` 0.3, `gauss_s
                          if (one || t.has("always_apply"))
                            t.note("Spatter (1.x): scipy's gaussian_filter is approximated by cv::GaussianBlur (2.x)");
                          return s;
-                       }}},
+                       },
+                   .python = {
+                       {"Spatter",
+                        "mean std gauss_sigma cutout_threshold intensity mode color always_apply p",
+                        "mean std gauss_sigma cutout_threshold intensity mode color p",
+                        0.5}}}},
       .counterpart = {.none = "OpenCV has no spatter call (Albumentations builds the layer with cv::GaussianBlur, "
                               "cv::Canny, cv::distanceTransform, cv::equalizeHist and cv::filter2D, then adds or "
                               "blends it)"},

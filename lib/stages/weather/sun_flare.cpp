@@ -149,7 +149,13 @@ order.
                              t.has("num_flare_circles_upper"))
                            t.note("RandomSunFlare (1.x): its circle draws and blends become 2.x's");
                          return s;
-                       }}},
+                       },
+                   .python = {
+                       {"RandomSunFlare",
+                        "flare_roi angle_lower angle_upper num_flare_circles_lower num_flare_circles_upper "
+                        "src_radius src_color always_apply p",
+                        "flare_roi src_radius src_color angle_range num_flare_circles_range method p",
+                        0.5}}}},
       .counterpart = {.none = "OpenCV has no sun flare call (Albumentations draws it with cv::circle and a "
                               "weighted sum per circle)"},
   };
