@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -103,7 +104,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
                  "without it. Files it cannot take (CMYK, 4:1:1, EXIF-rotated...) use the CPU codec. An error with "
                  "--device cpu");
   run_->add_option("--labels", run_options_.labels,
-                   "labels that move with the pixels: yolo, voc or coco=FILE (docs/labels.md)");
+                   "labels that move with the pixels: yolo, yolo-obb, dota, voc or coco=FILE (docs/labels.md)");
   run_->add_option("--masks", masks_, "folder of segmentation masks, one per image by relative path and stem");
   run_->add_option("--mask-suffix", run_options_.mask_suffix, "what replaces an image's extension to name its mask")
       ->capture_default_str();
@@ -141,13 +142,41 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
       ->check(CLI::Range(1, 1000));
   preview_->add_option("--seed", seed_, "seed (overrides the pipeline's, as run's)")->check(kSeedCheck);
   preview_->add_option("--device", device_, kDeviceHelp)->capture_default_str();
-  preview_->add_option("--labels", run_options_.labels, "draw labels: yolo, voc or coco=FILE (as run)");
+  preview_->add_option("--labels", run_options_.labels, "draw labels: yolo, yolo-obb, dota, voc or coco=FILE (as run)");
   preview_->add_option("--masks", masks_, "lay masks over the tiles (as run)");
   preview_->add_option("--mask-suffix", run_options_.mask_suffix, "what replaces an image's extension to name its mask")
       ->capture_default_str();
   preview_->add_option("--quality", run_options_.quality, "JPEG and WebP quality of the tiles (as run)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+
+  tile_options_.decode.max_pixels = 2'000'000'000;  // tiling is for images too large for a pipeline
+  tile_ = app.add_subcommand("tile",
+                             "Cut large images into overlapping tiles of one size, with their labels and masks "
+                             "(docs/tiling.md)");
+  tile_->add_option("-i,--input", tile_options_.input, "input folder (searched recursively) or image file")->required();
+  tile_->add_option("-o,--output", tile_options_.output, "output folder: IMAGE_x<X>_y<Y>.EXT per tile")->required();
+  tile_->add_option("--size", tile_size_, "the tile: W or WxH pixels")->required();
+  tile_->add_option("--overlap", tile_options_.overlap, "the fraction of a tile its neighbours share, [0, 1)")
+      ->capture_default_str();
+  tile_->add_option("--labels", tile_options_.labels, "labels cut with the tiles: yolo, yolo-obb, dota, voc or coco=FILE (as run)");
+  tile_->add_option("--min-visibility", tile_options_.min_visibility,
+                    "keep an object cut by a tile's edge when this fraction of it is in the tile")
+      ->capture_default_str();
+  tile_->add_option("--masks", tile_options_.masks, "folder of segmentation masks, cut with the tiles (as run)");
+  tile_->add_option("--mask-suffix", tile_options_.mask_suffix, "what replaces an image's extension to name its mask")
+      ->capture_default_str();
+  tile_->add_option("--masks-output", tile_options_.masks_output, "where the tiles' masks go (as run)");
+  tile_->add_option("--format", tile_options_.format, "tile format: keep, jpg, png, webp, tiff or bmp")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"keep", "jpg", "png", "webp", "tiff", "bmp"}));
+  tile_->add_option("--quality", tile_options_.quality, "JPEG and WebP quality")->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  tile_->add_option("--manifest", tile_options_.manifest, "where each tile came from, JSON Lines (default OUTPUT/tiles.jsonl)");
+  tile_->add_option("--max-pixels", tile_options_.decode.max_pixels, "refuse larger images (checked from the header)")
+      ->capture_default_str();
+  tile_->add_option("--threads", tile_options_.threads, "worker threads (default: every core)")->check(CLI::Range(1, 1024));
+  tile_->add_flag("--overwrite", tile_options_.overwrite, "replace files in a non-empty output folder");
 
   merge_ = app.add_subcommand("merge", "Join the manifests or COCO files of a run's shards into one (docs/cluster.md)");
   merge_->add_option("files", merge_files_, "the shards' manifests (.jsonl) or COCO files (.json)")->required();
@@ -208,6 +237,7 @@ Exit Commands::run_selected() {
   if (import_->parsed()) return import_pipeline();
   if (preview_->parsed()) return preview();
   if (merge_->parsed()) return merge();
+  if (tile_->parsed()) return tile();
   throw UsageError("no command given; see augment --help");
 }
 
@@ -244,6 +274,8 @@ Exit Commands::run() {
     nlohmann::json per_device = nlohmann::json::array();
     for (const DeviceUse& d : s.devices)
       per_device.push_back({{"device", d.device}, {"images", d.images}, {"busy_seconds", d.busy_seconds}});
+    nlohmann::json unknown = nlohmann::json::object();  // class id -> objects
+    for (const auto& [id, n] : s.unknown_classes) unknown[std::to_string(id)] = n;
     std::cout << nlohmann::json{{"inputs", s.inputs},
                                 {"outputs", s.outputs},
                                 {"existing", s.existing},
@@ -260,6 +292,7 @@ Exit Commands::run() {
                                 {"objects_dropped", s.objects_dropped},
                                 {"inputs_without_labels", s.inputs_without_labels},
                                 {"unmatched_labels", s.unmatched_labels},
+                                {"unknown_classes", unknown},
                                 {"jpeg_on_cpu", s.jpeg_on_cpu},
                                 {"exit_code", static_cast<int>(s.exit_code())}}
                      .dump()
@@ -367,6 +400,27 @@ Exit Commands::merge() {
   spdlog::info("{}: {} {} file(s) joined, {} {} ({} in more than one file)", merge_output_, s.files, s.kind,
                s.records, s.kind == "COCO" ? "images" : "records", s.duplicates);
   return Exit::ok;
+}
+
+Exit Commands::tile() {
+  TileOptions& o = tile_options_;
+  const auto x = tile_size_.find('x');
+  try {
+    std::size_t used = 0;
+    o.width = std::stoi(tile_size_.substr(0, x), &used);
+    if (used != (x == std::string::npos ? tile_size_.size() : x)) throw std::invalid_argument(tile_size_);
+    o.height = x == std::string::npos ? o.width : std::stoi(tile_size_.substr(x + 1), &used);
+    if (x != std::string::npos && used != tile_size_.size() - x - 1) throw std::invalid_argument(tile_size_);
+  } catch (const std::exception&) {
+    throw UsageError("--size " + tile_size_ + ": expected W or WxH in pixels, e.g. 640 or 1024x768");
+  }
+  const TileSummary s = aug::tile(o);
+  std::cout << "augment tile: " << s.inputs << " input" << (s.inputs == 1 ? "" : "s") << ", " << s.tiles << " tile"
+            << (s.tiles == 1 ? "" : "s") << " written, " << s.failed_inputs << " failed input"
+            << (s.failed_inputs == 1 ? "" : "s") << "; " << std::fixed << std::setprecision(2) << s.seconds << " s";
+  if (!o.labels.empty()) std::cout << "; labels: " << s.objects << " objects, " << s.object_tiles << " over the tiles";
+  std::cout << std::endl;
+  return s.failed_inputs ? Exit::file_errors : Exit::ok;
 }
 
 Exit Commands::import_pipeline() {

@@ -9,6 +9,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/run/runner.hpp"
+#include "lib/run/tile.hpp"
 
 namespace aug::app {
 
@@ -35,12 +36,13 @@ class Commands {
   Exit import_pipeline();
   Exit preview();
   Exit merge();
+  Exit tile();
 
   CLI::App& app_;
   const GlobalOptions& global_;
   CLI::App *run_ = nullptr, *validate_ = nullptr, *stages_ = nullptr, *describe_ = nullptr, *schema_ = nullptr,
            *devices_ = nullptr, *verify_ = nullptr, *import_ = nullptr,
-           *preview_ = nullptr, *merge_ = nullptr;
+           *preview_ = nullptr, *merge_ = nullptr, *tile_ = nullptr;
 
   // run
   std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_, masks_,
@@ -56,6 +58,9 @@ class Commands {
   std::vector<std::string> tolerances_;
   std::size_t verify_images_ = 0;
   bool require_gpu_ = false;
+  // tile
+  TileOptions tile_options_;
+  std::string tile_size_;
   // merge
   std::vector<std::string> merge_files_;
   std::string merge_output_;

@@ -381,6 +381,13 @@ class CocoFormat final : public Format {
 
   std::string name() const override { return "coco"; }
 
+  std::optional<ClassNames> class_names() const override {
+    if (category_names_.empty()) return std::nullopt;
+    ClassNames c{file_.string() + "'s categories", {}};
+    for (const auto& [id, n] : category_names_) c.names.emplace(id, n);
+    return c;
+  }
+
   Source source(const fs::path& /*image*/, const std::string& rel) const override {
     return {file_.string() + " (an image whose file_name is " + rel + " or ends in /" + basename_of(normalised(rel)) + ")",
             find(rel) != nullptr};

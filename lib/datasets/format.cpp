@@ -15,10 +15,16 @@ std::filesystem::path output_label_path(const std::filesystem::path& output_root
 
 std::unique_ptr<Format> make_format(const std::string& spec, const FormatOptions& options) {
   if (spec == "yolo") return make_yolo_format(options);
+  if (spec == "yolo-obb") {
+    FormatOptions obb = options;
+    obb.oriented = true;
+    return make_yolo_format(obb);
+  }
+  if (spec == "dota") return make_dota_format(options);
   if (spec == "voc") return make_voc_format(options);
   if (spec.rfind("coco=", 0) == 0 && spec.size() > 5) return make_coco_format(spec.substr(5), options);
   if (spec == "coco") throw UsageError("--labels coco needs the annotation file: --labels coco=FILE");
-  throw UsageError("--labels " + spec + ": expected yolo, voc or coco=FILE");
+  throw UsageError("--labels " + spec + ": expected yolo, yolo-obb, dota, voc or coco=FILE");
 }
 
 }  // namespace aug::labels

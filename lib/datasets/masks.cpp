@@ -295,4 +295,21 @@ fs::path MaskFolder::output_path(const fs::path& masks_out, const std::string& o
   return beside(masks_out, out_rel, suffix);
 }
 
+std::filesystem::path masks_output_folder(const std::filesystem::path& output,
+                                          const std::optional<std::filesystem::path>& chosen) {
+  if (chosen) return *chosen;
+  const std::filesystem::path out = output.lexically_normal();
+  const std::filesystem::path name = out.has_filename() ? out.filename() : out.parent_path().filename();
+  const std::filesystem::path above = out.has_filename() ? out.parent_path() : out.parent_path().parent_path();
+  return above / (name == "images" ? std::filesystem::path("masks") : std::filesystem::path(name.string() + "_masks"));
+}
+
+std::filesystem::path mask_output_file(const std::filesystem::path& folder, const std::string& out_rel,
+                                       const std::string& suffix) {
+  std::string s = suffix;
+  const std::filesystem::path ext = std::filesystem::path(s).extension();
+  if (!ext.empty() && ext != ".png") s = s.substr(0, s.size() - ext.string().size()) + ".png";
+  return MaskFolder::output_path(folder, out_rel, s);
+}
+
 }  // namespace aug::labels

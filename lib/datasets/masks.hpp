@@ -66,4 +66,14 @@ class MaskFolder {
   std::string suffix_;
 };
 
+// Where a run's output masks go: `chosen` (--masks-output), or beside the output folder as the labels
+// are: a folder named `images` has `masks` beside it (-o aug/images: aug/masks), any other OUT has
+// OUT_masks.
+std::filesystem::path masks_output_folder(const std::filesystem::path& output,
+                                          const std::optional<std::filesystem::path>& chosen);
+// The file of output `out_rel`'s mask in `folder`: the input suffix with its extension made .png
+// (masks are written as PNG whatever they were read as).
+std::filesystem::path mask_output_file(const std::filesystem::path& folder, const std::string& out_rel,
+                                       const std::string& suffix);
+
 }  // namespace aug::labels

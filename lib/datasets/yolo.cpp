@@ -13,6 +13,8 @@
 // byte for byte.
 #include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <set>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -21,6 +23,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/text.hpp"
 #include "lib/datasets/format.hpp"
+#include "lib/datasets/yolo_dataset.hpp"
 #include "lib/io/files.hpp"
 
 namespace aug::labels {
@@ -93,9 +96,17 @@ class YoloFormat final : public Format {
     if (options_.keypoints > 0 && options_.keypoint_dims != 2 && options_.keypoint_dims != 3)
       throw UsageError("yolo: keypoints have 2 (x y) or 3 (x y v) values, not " +
                        std::to_string(options_.keypoint_dims));
+    if (!options_.input.empty()) dataset_ = find_yolo_dataset(options_.input);
   }
 
-  std::string name() const override { return "yolo"; }
+  std::string name() const override { return options_.oriented ? "yolo-obb" : "yolo"; }
+
+  std::optional<ClassNames> class_names() const override {
+    if (!dataset_ || dataset_->names.empty()) return std::nullopt;
+    ClassNames c{dataset_->file.string(), {}};
+    for (const auto& [id, n] : dataset_->names) c.names.emplace(id, n);
+    return c;
+  }
 
   ImageLabels read(const fs::path& image, const std::string& /*rel*/, int width, int height) const override {
     ImageLabels labels;
@@ -152,6 +163,10 @@ class YoloFormat final : public Format {
     if (auto it = labels.extra.find(kFinalEol); it != labels.extra.end() && it->is_boolean())
       final_eol = it->get<bool>();
 
+    {
+      std::lock_guard lk(m_);
+      for (const auto& object : labels.objects) seen_.insert(object.category);
+    }
     std::vector<std::string> rows;
     rows.reserve(labels.objects.size());
     for (const auto& object : labels.objects) {
@@ -170,7 +185,12 @@ class YoloFormat final : public Format {
     write_file_atomic(path, out.data(), out.size());
   }
 
-  void finish(const fs::path& /*output_root*/) override {}
+  // The output's data.yaml (a run that knows its input: not preview).
+  void finish(const fs::path& output_root) override {
+    if (options_.input.empty()) return;
+    std::lock_guard lk(m_);
+    write_yolo_dataset(output_root, options_.input, dataset_, seen_);
+  }
 
  private:
   [[noreturn]] static void fail(const fs::path& path, int line, const std::string& what) {
@@ -189,6 +209,11 @@ class YoloFormat final : public Format {
              "expected " + std::to_string(want) + " values (class cx cy w h and " + std::to_string(k) +
                  " keypoints of " + std::to_string(dims) + " values), found " + std::to_string(n));
       kind = "pose";
+    } else if (options_.oriented) {
+      if (n != 9)
+        fail(path, line, "expected an oriented box (class x1 y1 x2 y2 x3 y3 x4 y4), found " + std::to_string(n) +
+                             " values");
+      kind = "obb";
     } else if (n == 5) {
       kind = "box";
     } else if (n >= 7 && n % 2 == 1) {
@@ -221,11 +246,12 @@ class YoloFormat final : public Format {
     Object object;
     object.category = static_cast<int>(cls);
     const double w = width, h = height;
-    if (kind == "segment") {
+    if (kind == "segment" || kind == "obb") {
       Polygon poly;
       for (std::size_t i = 0; i + 1 < v.size(); i += 2) poly.push_back({v[i] * w, v[i + 1] * h});
       object.box = polygon_bounds(poly);
       object.polygons.push_back(std::move(poly));
+      object.oriented = kind == "obb";
     } else {
       const double cx = v[0], cy = v[1], bw = v[2], bh = v[3];
       if (bw < 0 || bh < 0) fail(path, line, "the box's width and height must not be negative");
@@ -272,9 +298,20 @@ class YoloFormat final : public Format {
 
     std::string kind;
     if (auto it = object.extra.find(kKind); it != object.extra.end() && it->is_string()) kind = it->get<std::string>();
-    if (kind.empty()) kind = options_.keypoints > 0 ? "pose" : !object.polygons.empty() ? "segment" : "box";
+    if (kind.empty() || options_.oriented)
+      kind = options_.oriented ? "obb" : options_.keypoints > 0 ? "pose" : !object.polygons.empty() ? "segment" : "box";
 
     std::string row = std::to_string(object.category);
+    if (kind == "obb") {
+      // Four corners: the moved oriented box, else the corners of the object's box.
+      Polygon corners;
+      if (object.polygons.size() == 1 && object.polygons[0].size() == 4) corners = object.polygons[0];
+      else if (object.box) corners = {{object.box->x0, object.box->y0}, {object.box->x1, object.box->y0},
+                                      {object.box->x1, object.box->y1}, {object.box->x0, object.box->y1}};
+      if (corners.empty()) return {};
+      for (const auto& p : corners) row += ' ' + norm(p.x / w) + ' ' + norm(p.y / h);
+      return row;
+    }
     if (kind == "segment") {
       const Polygon* best = nullptr;
       for (const auto& p : object.polygons)
@@ -316,6 +353,9 @@ class YoloFormat final : public Format {
   }
 
   FormatOptions options_;
+  std::optional<YoloDataset> dataset_;  // the input's data.yaml
+  std::mutex m_;
+  std::set<int> seen_;  // the class ids written
 };
 
 }  // namespace

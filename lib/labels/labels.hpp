@@ -58,6 +58,9 @@ struct Object {
   std::string name;                    // VOC's <name>; COCO: the category's name (shown, not written)
   std::optional<Box> box;              // every format has one (YOLO segments and COCO without bbox: derived)
   std::vector<Polygon> polygons;       // YOLO segment rows (one), COCO polygons (one or more)
+  // An oriented box (YOLO-OBB, DOTA): polygons holds its four corners, which move exactly through
+  // matrices; after a field, or cut by the border, the smallest rectangle around the moved outline.
+  bool oriented = false;
   std::optional<BinaryMask> mask;      // COCO RLE (iscrowd 1 or RLE segmentation)
   std::vector<Keypoint> keypoints;     // YOLO pose, COCO keypoints; the length never changes
   nlohmann::json extra = nlohmann::json::object();  // the format's other fields, kept as read

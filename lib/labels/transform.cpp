@@ -153,11 +153,66 @@ Polygon box_outline(const Box& b, BoxMethod method) {
 }
 
 // An object on its way through the steps.
+// The rectangle of least area around `poly` (its four corners, counter-clockwise in the image's
+// frame as drawn): the convex hull's edges each tried as one side (rotating calipers, O(n^2)).
+Polygon min_area_rect(const Polygon& poly) {
+  if (poly.size() < 3) return poly;
+  Polygon pts = poly;
+  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+  auto cross = [](const Point& o, const Point& a, const Point& b) {
+    return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+  };
+  Polygon hull(2 * pts.size());
+  std::size_t k = 0;
+  for (const Point& p : pts) {
+    while (k >= 2 && cross(hull[k - 2], hull[k - 1], p) <= 0) --k;
+    hull[k++] = p;
+  }
+  for (std::size_t i = pts.size() - 1, lower = k + 1; i-- > 0;) {
+    while (k >= lower && cross(hull[k - 2], hull[k - 1], pts[i]) <= 0) --k;
+    hull[k++] = pts[i];
+  }
+  hull.resize(k > 1 ? k - 1 : k);
+  if (hull.size() < 3) return hull;
+  double best = std::numeric_limits<double>::max();
+  Polygon rect;
+  for (std::size_t i = 0; i < hull.size(); ++i) {
+    const Point a = hull[i], b = hull[(i + 1) % hull.size()];
+    const double len = std::hypot(b.x - a.x, b.y - a.y);
+    if (len == 0) continue;
+    const double ux = (b.x - a.x) / len, uy = (b.y - a.y) / len;  // along the edge, and (-uy, ux) across
+    double lo_u = std::numeric_limits<double>::max(), hi_u = -lo_u, lo_v = lo_u, hi_v = -lo_u;
+    for (const Point& p : hull) {
+      const double u = (p.x - a.x) * ux + (p.y - a.y) * uy, v = -(p.x - a.x) * uy + (p.y - a.y) * ux;
+      lo_u = std::min(lo_u, u), hi_u = std::max(hi_u, u), lo_v = std::min(lo_v, v), hi_v = std::max(hi_v, v);
+    }
+    const double area = (hi_u - lo_u) * (hi_v - lo_v);
+    if (area < best) {
+      best = area;
+      auto at = [&](double u, double v) { return Point{a.x + u * ux - v * uy, a.y + u * uy + v * ux}; };
+      rect = {at(lo_u, lo_v), at(hi_u, lo_v), at(hi_u, hi_v), at(lo_u, hi_v)};
+    }
+  }
+  return rect;
+}
+
 struct Tracked {
   std::vector<Polygon> shape;  // clipped at every step: its own polygons, else the box outline
   std::vector<Polygon> full;   // the same, never clipped: what the object would cover
   bool polygons = false;       // shape is the object's polygons
+  Polygon corners;             // an oriented box: its four corners, never clipped
 };
+
+// Whether `a` and `b` are the same outline (a clip that cut nothing leaves it as it was).
+bool same_outline(const std::vector<Polygon>& a, const std::vector<Polygon>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size() != b[i].size()) return false;
+    for (std::size_t j = 0; j < a[i].size(); ++j)
+      if (std::abs(a[i][j].x - b[i][j].x) > 1e-9 || std::abs(a[i][j].y - b[i][j].y) > 1e-9) return false;
+  }
+  return true;
+}
 
 double area_of(const std::vector<Polygon>& polys) {
   double a = 0;
@@ -246,7 +301,11 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
   for (std::size_t i = 0; i < labels.objects.size(); ++i) {
     Object& o = labels.objects[i];
     Tracked& t = tracked[i];
-    if (!o.polygons.empty()) {
+    if (o.oriented && o.polygons.size() == 1 && o.polygons[0].size() == 4) {
+      t.polygons = true;
+      t.shape = o.polygons;
+      t.corners = o.polygons[0];
+    } else if (!o.polygons.empty()) {
       t.polygons = true;
       t.shape = o.polygons;
     } else if (o.box) {
@@ -265,10 +324,15 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
     for (std::size_t i = 0; i < labels.objects.size(); ++i) {
       Object& o = labels.objects[i];
       Tracked& t = tracked[i];
+      if (!t.corners.empty()) {
+        // An oriented box: its corners move exactly under a matrix; through a field, the box is the
+        // smallest rectangle around its moved outline.
+        t.corners = m.sources ? min_area_rect(move_polygon(m, densify(t.corners, 2.0))) : move_polygon(m, t.corners);
+      }
       for (auto* set : {&t.shape, &t.full}) {
         std::vector<Polygon> moved;
         for (const Polygon& p : *set) {
-          const Polygon src = m.sources && !t.polygons ? densify(p, 4.0) : p;
+          const Polygon src = m.sources && (!t.polygons || !t.corners.empty()) ? densify(p, 4.0) : p;
           Polygon q = move_polygon(m, src);
           if (set == &t.shape) q = clip(q, W, H);
           if (q.size() >= 3) moved.push_back(std::move(q));
@@ -299,7 +363,16 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
     Tracked& t = tracked[i];
     const bool has_geometry = o.box || !o.polygons.empty() || o.mask;
     if (has_geometry && labels.moved) {
-      if (t.polygons) o.polygons = t.shape;
+      if (!t.corners.empty()) {
+        // Whole in the image: its corners; cut by the border: the smallest rectangle around what is left.
+        const Polygon r = same_outline(t.shape, {clip(t.corners, W, H)}) ? t.corners
+                          : t.shape.empty()                               ? Polygon{}
+                                                                          : min_area_rect(t.shape[0]);
+        o.polygons.assign(1, r);
+        if (r.empty()) o.polygons.clear();
+      } else if (t.polygons) {
+        o.polygons = t.shape;
+      }
       std::optional<Box> b = o.mask ? mask_bounds(*o.mask) : bounds(t.shape);
       if (b) {
         b->x0 = std::clamp(b->x0, 0.0, double(W));

@@ -462,7 +462,12 @@ Plan Pipeline::plan(std::uint64_t seed, std::string_view relative_path, std::uin
   Plan plan;
   plan.in = in;
   Planner planner(seed, relative_path, copy, plan);
-  if (reads_labels_) planner.track(seen);
+  if (reads_labels_) {
+    if (seen.mask && (seen.mask->width() != in.width || seen.mask->height() != in.height))
+      throw InputError("the mask is " + std::to_string(seen.mask->width()) + "x" + std::to_string(seen.mask->height()) +
+                       " but its image is " + std::to_string(in.width) + "x" + std::to_string(in.height));
+    planner.track(seen);
+  }
   plan.out = planner.visit(*root_, in);
   return plan;
 }

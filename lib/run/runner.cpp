@@ -122,21 +122,10 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOption
   return jobs;
 }
 
-// Where the output masks go: --masks-output, or beside the output folder as the labels are: a
-// folder named `images` has `masks` beside it (-o aug/images: aug/masks), any other OUT has OUT_masks.
-fs::path masks_folder(const RunOptions& o) {
-  if (o.masks_output) return *o.masks_output;
-  const fs::path out = o.output.lexically_normal();
-  const fs::path name = out.has_filename() ? out.filename() : out.parent_path().filename();
-  const fs::path above = out.has_filename() ? out.parent_path() : out.parent_path().parent_path();
-  return above / (name == "images" ? fs::path("masks") : fs::path(name.string() + "_masks"));
-}
+fs::path masks_folder(const RunOptions& o) { return labels::masks_output_folder(o.output, o.masks_output); }
 
 fs::path mask_output(const RunOptions& o, const std::string& out_rel) {
-  std::string suffix = o.mask_suffix;  // masks are written as PNG whatever they were read as
-  const fs::path ext = fs::path(suffix).extension();
-  if (!ext.empty() && ext != ".png") suffix = suffix.substr(0, suffix.size() - ext.string().size()) + ".png";
-  return labels::MaskFolder::output_path(masks_folder(o), out_rel, suffix);
+  return labels::mask_output_file(masks_folder(o), out_rel, o.mask_suffix);
 }
 
 // A palette mask's fill needs a colour: the palette grows to it (black; 255, the usual "ignore",
@@ -194,6 +183,7 @@ class Stream {
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (!jobs_of_[i].empty()) admission_.push_back(i);
+    if (format_) names_ = format_->class_names();
     if (shrink_ && (format_ || masks_)) {
       // Label files and masks are in the full image's pixels: those runs decode at full size.
       spdlog::warn("the pipeline's \"decode\": {\"shrink\": true} is off for this run: labels and masks need "
@@ -201,6 +191,10 @@ class Stream {
       shrink_ = false;
     }
   }
+
+  // Class ids of the objects read that the dataset's names do not have, with their counts.
+  const std::map<std::int64_t, std::size_t>& unknown_classes() const { return unknown_classes_; }
+  const std::optional<labels::ClassNames>& class_names() const { return names_; }
 
   void run(RunSummary& summary) {
     const auto start = Clock::now();
@@ -350,6 +344,9 @@ class Stream {
         d.mask = labels::read_mask(*file);
       }
       std::lock_guard lk(m_);
+      if (d.labels && names_)
+        for (const labels::Object& obj : d.labels->objects)
+          if (!names_->names.count(obj.category)) ++unknown_classes_[obj.category];
       decoded_.push_back(std::move(d));
     } catch (const std::exception& e) {
       fail_input(input, e.what());
@@ -540,6 +537,8 @@ class Stream {
   const Pipeline& pipeline_;
   labels::Format* format_;
   const labels::MaskFolder* masks_;
+  std::optional<labels::ClassNames> names_;                // the dataset's class names, when it declares them
+  std::map<std::int64_t, std::size_t> unknown_classes_;    // guarded by m_
   bool shrink_ = pipeline_.decode_rules().shrink;  // shrink-on-load for this run
   const RunOptions& o_;
   const std::vector<InputFile>& inputs_;
@@ -641,7 +640,7 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   const labels::LabelRules& rules = pipeline.label_rules();
   std::unique_ptr<labels::Format> format;
   if (!o.labels.empty())
-    format = labels::make_format(o.labels, {o.copies, rules.keypoints, rules.keypoint_dims});
+    format = labels::make_format(o.labels, {o.copies, rules.keypoints, rules.keypoint_dims, o.input});
   std::optional<labels::MaskFolder> masks;
   if (o.masks) masks.emplace(*o.masks, o.mask_suffix);
   check_label_outputs(jobs, o, format.get());
@@ -708,6 +707,16 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   Stream stream(pipeline, o, inputs, jobs, devices, manifest.get(), summary.seed, workers, format.get(),
                 masks ? &*masks : nullptr);
   stream.run(summary);
+  summary.unknown_classes = stream.unknown_classes();
+  if (const auto& u = summary.unknown_classes; !u.empty()) {
+    std::string ids;
+    std::size_t shown = 0;
+    for (const auto& [id, count] : u)
+      if (shown++ < 5) ids += (ids.empty() ? "" : ", ") + std::to_string(id) + " (" + std::to_string(count) + " object" + (count == 1 ? "" : "s") + ")";
+    spdlog::warn("labels ({}): class id{} {}{} {} not among the {} names of {}", format->name(), u.size() == 1 ? "" : "s",
+                 ids, u.size() > 5 ? ", ..." : "", u.size() == 1 ? "is" : "are", stream.class_names()->names.size(),
+                 stream.class_names()->where);
+  }
   if (format) format->finish(o.output);
   // Run-wide label records (COCO's fragments) are kept for a --resume while the run is incomplete,
   // and for the other shards of a job writing into the same folder.

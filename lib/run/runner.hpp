@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,7 @@ struct RunSummary {
   std::size_t objects_kept = 0, objects_dropped = 0;  // labelled objects in the outputs written
   std::size_t inputs_without_labels = 0;  // --labels: inputs whose labels were not found (written with none)
   std::vector<std::string> unmatched_labels;  // --labels coco=FILE: its images that match no input
+  std::map<std::int64_t, std::size_t> unknown_classes;  // class ids not among the dataset's names -> objects
   std::uint64_t seed = 0;
   std::size_t jpeg_on_cpu = 0;     // --device-jpeg: JPEG inputs and outputs the CPU codec handled instead
 

@@ -109,6 +109,107 @@ TEST(LabelsCli, YoloRowsInPixelsAreAnErrorNamingTheLine) {
   EXPECT_EQ(ok.code, 0) << ok.err;
 }
 
+TEST(LabelsCli, YoloOutputGetsADataYamlWithTheNamesAndTheOtherSplits) {
+  testing::TempDir dir;
+  // An Ultralytics layout: images/train and images/val, data.yaml at the root naming 3 classes.
+  yolo_dataset(dir / "ds/tmp");
+  fs::create_directories(dir / "ds/images");
+  fs::rename(dir / "ds/tmp/images", dir / "ds/images/train");
+  fs::create_directories(dir / "ds/labels");
+  fs::rename(dir / "ds/tmp/labels", dir / "ds/labels/train");
+  fs::create_directories(dir / "ds/images/val");
+  testing::write_text(dir / "ds/data.yaml",
+                      "path: .\ntrain: images/train\nval: images/val\nkpt_shape: [17, 3]\nnames:\n  0: person\n"
+                      "  1: 'bicycle, red'\n  2: car\n");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  const auto r = run_cli({"--log-format", "json", "run", "-c", (dir / "flip.json").string(), "-i",
+                          (dir / "ds/images/train").string(), "-o", (dir / "aug/images/train").string(), "--labels",
+                          "yolo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // a.txt has class 3, which data.yaml does not name: said, and counted in --json.
+  EXPECT_NE(r.err.find("class id 3 (1 object) is not among the 3 names of " + (dir / "ds/data.yaml").string()),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["unknown_classes"], nlohmann::json({{"3", 1}})) << r.out;
+  // aug/data.yaml: its own train split, the input's val, the names and kpt_shape carried over.
+  const std::string yaml = testing::read_text(dir / "aug/data.yaml");
+  EXPECT_NE(yaml.find("train: images/train\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("val: " + fs::weakly_canonical(dir / "ds/images/val").generic_string() + "\n"), std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("kpt_shape: [17, 3]\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("nc: 3\nnames:\n  0: person\n  1: 'bicycle, red'\n  2: car\n"), std::string::npos) << yaml;
+  // The val split augmented into the same dataset: one file naming both outputs.
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/images/val/v.png");
+  const auto v = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images/val").string(), "-o",
+                          (dir / "aug/images/val").string(), "--labels", "yolo"});
+  ASSERT_EQ(v.code, 0) << v.err;
+  const std::string both = testing::read_text(dir / "aug/data.yaml");
+  EXPECT_NE(both.find("train: images/train\nval: images/val\n"), std::string::npos) << both;
+  // Without a data.yaml: the ids written, named by their number; nothing to check them against.
+  fs::remove(dir / "ds/data.yaml");
+  const auto w = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images/train").string(), "-o",
+                          (dir / "plain").string(), "--labels", "yolo"});
+  ASSERT_EQ(w.code, 0) << w.err;
+  EXPECT_EQ(w.err.find("not among"), std::string::npos) << w.err;
+  const std::string plain = testing::read_text(dir / "plain/data.yaml");
+  EXPECT_NE(plain.find("train: .\nval: .\nnc: 4\nnames:\n  0: '0'\n  1: '1'\n  2: '2'\n  3: '3'\n"), std::string::npos)
+      << plain;
+}
+
+TEST(LabelsCli, CocoCategoryIdsMissingFromTheCategoriesAreReported) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "in");
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "in/a.png");
+  testing::write_text(dir / "ann.json", R"({"images": [{"id": 1, "file_name": "a.png", "width": 512, "height": 512}],
+    "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 50, 50]},
+                    {"id": 2, "image_id": 1, "category_id": 7, "bbox": [100, 100, 50, 50]},
+                    {"id": 3, "image_id": 1, "category_id": 7, "bbox": [200, 200, 50, 50]}],
+    "categories": [{"id": 1, "name": "cat"}]})");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip"}]})");
+  const auto r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "in").string(), "-o",
+                          (dir / "out").string(), "--labels", "coco=" + (dir / "ann.json").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("class id 7 (2 objects) is not among the 1 names of " + (dir / "ann.json").string() +
+                       "'s categories"),
+            std::string::npos)
+      << r.err;
+}
+
+// Oriented boxes through a horizontal flip: YOLO-OBB (fractions) and DOTA (pixels, labelTxt/, its
+// header lines, category and difficult flag kept); the corners move exactly (x -> W - x).
+TEST(LabelsCli, OrientedBoxesInYoloObbAndDotaFollowAFlip) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "ds/images");
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/images/a.png");  // 512 x 512
+  testing::write_text(dir / "ds/labels/a.txt", "2 0.25 0.125 0.5 0.25 0.4375 0.5 0.1875 0.375\n");
+  testing::write_text(dir / "ds/labelTxt/a.txt",
+                      "imagesource:GoogleEarth\ngsd:0.146343590398\n"
+                      "128.0 64.0 256.0 128.0 224.0 256.0 96.0 192.0 small-vehicle 1\n"
+                      "10 10 20 10 20 30 10 30 plane 0\n");
+  testing::write_text(dir / "flip.json", R"({"version": 1, "stages": [{"stage": "flip", "direction": "horizontal"}]})");
+  auto r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                    (dir / "o/images").string(), "--labels", "yolo-obb"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(testing::read_text(dir / "o/labels/a.txt"),
+            "2 0.750000 0.125000 0.500000 0.250000 0.562500 0.500000 0.812500 0.375000\n");
+  r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "d/images").string(), "--labels", "dota"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("labels: 2 objects kept, 0 dropped"), std::string::npos) << r.out;
+  EXPECT_EQ(testing::read_text(dir / "d/labelTxt/a.txt"),
+            "imagesource:GoogleEarth\ngsd:0.146343590398\n"
+            "384.0 64.0 256.0 128.0 288.0 256.0 416.0 192.0 small-vehicle 1\n"
+            "502.0 10.0 492.0 10.0 492.0 30.0 502.0 30.0 plane 0\n");
+  // A YOLO-OBB row with another number of values names the line.
+  testing::write_text(dir / "ds/labels/a.txt", "2 0.25 0.125 0.5 0.25\n");
+  r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "e/images").string(), "--labels", "yolo-obb"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("a.txt:1: expected an oriented box (class x1 y1 x2 y2 x3 y3 x4 y4), found 5 values"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(LabelsCli, CocoImagesMatchingNoInputAreCountedAndNamed) {
   testing::TempDir dir;
   fs::create_directories(dir / "img");
@@ -147,7 +248,7 @@ TEST(LabelsCli, DryRunListsTheLabelFilesAndABadFormatIsAUsageError) {
   r = run_cli({"run", "-c", (dir / "flip.json").string(), "-i", (dir / "ds").string(), "-o", (dir / "o").string(),
                "--labels", "kitti"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("--labels kitti: expected yolo, voc or coco=FILE"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--labels kitti: expected yolo, yolo-obb, dota, voc or coco=FILE"), std::string::npos) << r.err;
 }
 
 TEST(LabelsCli, CocoAndVocRoundTripAndFollowARotation) {

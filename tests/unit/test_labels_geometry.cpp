@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -338,6 +339,87 @@ TEST(LabelGeometry, ColourStagesLeaveLabelsAlone) {
   Image mask(Shape{kW, kH, 1, DType::U8});
   std::memset(mask.data(), 3, mask.shape().bytes());
   EXPECT_EQ(testing::compare(labels::move_mask(plan, mask, 0, *cpu, 0), mask).count, 0u);
+}
+
+// Oriented boxes (YOLO-OBB, DOTA): a 3x3 dot at each corner of a tilted quadrilateral; after the
+// stage (bilinear, so that a dot's weighted centre lands where its centre went) each moved corner
+// is within 0.5 px of its dot.
+TEST(OrientedBoxes, CornersLandOnTheirDotsAfterRotateAffineFlipAndRotate90) {
+  const std::vector<std::pair<int, int>> corner_px{{58, 38}, {101, 52}, {93, 79}, {50, 65}};
+  Image im(Shape{kW, kH, 1, DType::U8});
+  std::memset(im.data(), 0, im.shape().bytes());
+  for (const auto& [cx, cy] : corner_px)
+    for (int y = cy - 1; y <= cy + 1; ++y)
+      for (int x = cx - 1; x <= cx + 1; ++x) im.view<std::uint8_t>().row(y)[x] = 250;
+  const auto cpu = make_cpu_backend(1);
+  int checked = 0;
+  double worst = 0;
+  for (const char* stage : {R"({"stage": "rotate", "angle": [-40, 40], "interpolation": "bilinear"})",
+                            R"({"stage": "affine", "angle": [-20, 20], "scale": [0.9, 1.1], "shear": 8, "interpolation": "bilinear"})",
+                            R"({"stage": "flip", "direction": "both"})", R"({"stage": "rotate90", "k": [1, 3]})",
+                            R"({"stage": "d4"})"}) {
+    const Pipeline p = one_stage(stage);
+    for (std::uint32_t copy = 0; copy < 4; ++copy) {
+      const Plan plan = p.plan(7, "a.png", copy, im.shape());
+      const Image out = cpu->run(plan, im, 0);
+      Object o;
+      labels::Polygon corners;
+      for (const auto& [cx, cy] : corner_px) corners.push_back({cx + 0.5, cy + 0.5});
+      o.polygons = {corners};
+      o.oriented = true;
+      o.box = Box{50.5, 38.5, 101.5, 79.5};
+      ImageLabels l{kW, kH, {o}};
+      labels::move_plan_labels(plan, l, p.label_rules(), *cpu, 0);
+      ASSERT_EQ(l.objects.size(), 1u) << stage;
+      ASSERT_EQ(l.objects[0].polygons.size(), 1u);
+      const labels::Polygon& moved = l.objects[0].polygons[0];
+      ASSERT_EQ(moved.size(), 4u) << stage << ": an oriented box keeps its four corners";
+      const auto v = out.view<std::uint8_t>();
+      for (const labels::Point& c : moved) {
+        // The dot's weighted centre, in the labels' frame, within 4 pixels of the moved corner.
+        double sw = 0, sx = 0, sy = 0;
+        for (int y = std::max(0, int(c.y) - 4); y <= std::min(out.shape().height - 1, int(c.y) + 4); ++y)
+          for (int x = std::max(0, int(c.x) - 4); x <= std::min(out.shape().width - 1, int(c.x) + 4); ++x) {
+            const double w = v.row(y)[x];
+            sw += w, sx += w * (x + 0.5), sy += w * (y + 0.5);
+          }
+        ASSERT_GT(sw, 0) << stage << " copy " << copy << ": no dot near " << c.x << "," << c.y;
+        const double err = std::hypot(sx / sw - c.x, sy / sw - c.y);
+        worst = std::max(worst, err);
+        EXPECT_LE(err, 0.5) << stage << " copy " << copy << ": corner " << c.x << "," << c.y << ", dot " << sx / sw
+                            << "," << sy / sw;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 5 * 4 * 4);
+  std::printf("oriented boxes: %d corners, worst error %.3f px\n", checked, worst);
+}
+
+// Through a field (elastic) an oriented box becomes the smallest rectangle around its moved outline:
+// four corners at right angles, holding every moved outline point.
+TEST(OrientedBoxes, AFieldGivesTheSmallestRectangleAroundTheMovedOutline) {
+  const Pipeline p = one_stage(R"({"stage": "elastic_transform", "alpha": 60, "sigma": 6, "p": 1})");
+  const auto cpu = make_cpu_backend(1);
+  const Image im = rectangle_image(40, 30, 110, 80);
+  for (std::uint32_t copy = 0; copy < 3; ++copy) {
+    const Plan plan = p.plan(7, "a.png", copy, im.shape());
+    Object o;
+    o.polygons = {{{60, 32}, {108, 50}, {92, 78}, {44, 60}}};
+    o.oriented = true;
+    o.box = Box{44, 32, 108, 78};
+    ImageLabels l{kW, kH, {o}};
+    labels::move_plan_labels(plan, l, p.label_rules(), *cpu, 0);
+    ASSERT_EQ(l.objects.size(), 1u);
+    const labels::Polygon& r = l.objects[0].polygons.at(0);
+    ASSERT_EQ(r.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+      const labels::Point a = r[i], b = r[(i + 1) % 4], c = r[(i + 2) % 4];
+      const double dot = (b.x - a.x) * (c.x - b.x) + (b.y - a.y) * (c.y - b.y);
+      EXPECT_NEAR(dot / (std::hypot(b.x - a.x, b.y - a.y) * std::hypot(c.x - b.x, c.y - b.y) + 1e-12), 0, 1e-6);
+    }
+    EXPECT_GT(labels::polygon_area(r), 0.5 * 48 * 30);
+  }
 }
 
 }  // namespace
