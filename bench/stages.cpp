@@ -8,10 +8,13 @@
 //   - with --device, its kernels on that device (CUDA events, input resident, no transfers),
 //     the effective bandwidth (bytes read + written once) and its share of the device's copy
 //     bandwidth.
-// usage: augment_bench_stages [--image FILE] [--stage NAME] [--device cuda:0|cuda-emulated] [--repeats N]
+// usage: augment_bench_stages [--image FILE] [--stage NAME] [--device cuda:0|cuda-emulated] [--repeats N] [--objects N]
 //   --stage NAME: only that stage's configurations
+//   --objects N: the stages whose draw reads labels see N boxes on a grid and their label map (values
+//     1..N), as a run with --labels and --masks passes them; without it they see none
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -54,13 +57,14 @@ using bench::median_ms;
 
 int main(int argc, char** argv) {
   std::string image = "bench/corpus/hd1080/class00/img00000.jpg", only, device;
-  int repeats = 20;
+  int repeats = 20, objects = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--image") image = v;
     else if (k == "--stage") only = v;
     else if (k == "--device") device = v;
     else if (k == "--repeats") repeats = std::max(1, std::atoi(v.c_str()));
+    else if (k == "--objects") objects = std::max(0, std::atoi(v.c_str()));
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 1;
@@ -71,6 +75,21 @@ int main(int argc, char** argv) {
     const auto bytes = read_file(image);
     const Image in = decode_image(bytes.data(), bytes.size(), {});
     const std::vector<nlohmann::ordered_json> stages = bench_stages(only);
+    labels::ImageLabels boxes{in.width(), in.height(), {}, false, nlohmann::json::object()};
+    Image label_map({in.width(), in.height(), 1, DType::U8});
+    as_mat(label_map.ref()).setTo(0);
+    const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(objects))));
+    for (int i = 0; i < objects; ++i) {  // one box in the middle half of each grid cell
+      const int cw = in.width() / side, ch = in.height() / side;
+      const cv::Rect r((i % side) * cw + cw / 4, (i / side) * ch + ch / 4, std::max(1, cw / 2), std::max(1, ch / 2));
+      as_mat(label_map.ref())(r).setTo(std::min(i + 1, 255));
+      labels::Object o;
+      o.category = i;
+      o.box = labels::Box{double(r.x), double(r.y), double(r.x + r.width), double(r.y + r.height)};
+      boxes.objects.push_back(o);
+    }
+    const DrawInputs seen = objects > 0 ? DrawInputs{&boxes, &label_map} : DrawInputs{};
+    if (objects > 0) std::printf("stages that read labels see %d boxes and their label map\n", objects);
     const double decode = median_ms(repeats, [&] { decode_image(bytes.data(), bytes.size(), {}); });
     std::printf("image %s: %s, decode %.2f ms (CPU, one thread)\n", image.c_str(), to_string(in.shape()).c_str(), decode);
 
@@ -109,12 +128,12 @@ int main(int argc, char** argv) {
     for (const auto& stage : stages) {
       const Pipeline one = Pipeline::parse(
           nlohmann::ordered_json{{"version", 1}, {"stages", nlohmann::ordered_json::array({stage})}}.dump(), "bench");
-      const Plan plan = one.plan(0, "bench", 0, in.shape());
+      const Plan plan = one.plan(0, "bench", 0, in.shape(), seen);
       const Op& op = *plan.steps.at(0).op;
       Image out(op.out_shape());
       auto ours = [&] {
         // The same plan every time (seed 0, the same key): the work of one image, draws included.
-        const Plan again = one.plan(0, "bench", 0, in.shape());
+        const Plan again = one.plan(0, "bench", 0, in.shape(), seen);
         again.steps.at(0).op->run(host, in.ref(), out.ref());
         host.reset();  // scratch is reused image after image, as in a run
       };

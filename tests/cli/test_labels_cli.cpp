@@ -1,6 +1,7 @@
 // `augment run --labels/--masks` as a user runs it: every format read, moved and written back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -384,6 +385,43 @@ TEST(LabelsCli, PaletteMasksKeepTheirPaletteAndAgreeAcrossDevices) {
     EXPECT_EQ(testing::list_files(dir / gpus_out), files);
     for (const auto& f : files) EXPECT_EQ(testing::read_bytes(dir / cpu_out / f), testing::read_bytes(dir / gpus_out / f)) << f;
   }
+}
+
+// Crops whose window is drawn from the labels: crop_near_bbox with no shift cuts out an object's box,
+// whose label becomes the whole output; crop_non_empty_mask's window (objects standing in for a label
+// map) always keeps an object.
+TEST(LabelsCli, LabelDrawnCropsWriteTheLabelsOfTheirWindows) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "ds/images");
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/images/a.png");
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/images/b.png");
+  // 512 x 512: a's box is (96, 192)-(160, 320), b's (192, 192)-(320, 320).
+  testing::write_text(dir / "ds/labels/a.txt", "0 0.25 0.5 0.125 0.25\n");
+  testing::write_text(dir / "ds/labels/b.txt", "1 0.5 0.5 0.25 0.25\n");
+  testing::write_text(dir / "near.json", R"({"version": 1, "stages": [{"stage": "crop_near_bbox", "max_part_shift": 0}]})");
+  auto r = run_cli({"run", "-c", (dir / "near.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                    (dir / "n/images").string(), "--labels", "yolo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(testing::read_text(dir / "n/labels/a.txt"), "0 0.500000 0.500000 1.000000 1.000000\n");
+  EXPECT_EQ(testing::read_text(dir / "n/labels/b.txt"), "1 0.500000 0.500000 1.000000 1.000000\n");
+  const cv::Mat a = cv::imread((dir / "n/images/a.png").string(), cv::IMREAD_UNCHANGED);
+  EXPECT_EQ(a.cols, 64);
+  EXPECT_EQ(a.rows, 128);
+  const cv::Mat src = cv::imread((testing::samples_dir() / "camera.png").string(), cv::IMREAD_UNCHANGED);
+  EXPECT_EQ(cv::norm(a, src(cv::Rect(96, 192, 64, 128)), cv::NORM_INF), 0);
+
+  testing::write_text(dir / "mask.json", R"({"version": 1, "stages": [{"stage": "crop_non_empty_mask", "size": [100, 80]}]})");
+  r = run_cli({"run", "-c", (dir / "mask.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "m/images").string(), "--labels", "yolo", "--copies", "4", "--device", "cuda-emulated"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto files = testing::list_files(dir / "m/labels");
+  EXPECT_EQ(files.size(), 8u);
+  for (const auto& f : files) {
+    const std::string text = testing::read_text(dir / "m/labels" / f);
+    EXPECT_FALSE(text.empty()) << f << ": the window lost every object";
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << f;
+  }
+  EXPECT_NE(r.out.find("labels: 8 objects kept, 0 dropped"), std::string::npos) << r.out;
 }
 
 }  // namespace
