@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -422,6 +423,57 @@ TEST(LabelsCli, LabelDrawnCropsWriteTheLabelsOfTheirWindows) {
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << f;
   }
   EXPECT_NE(r.out.find("labels: 8 objects kept, 0 dropped"), std::string::npos) << r.out;
+}
+
+// The numbers of each row of a YOLO label file.
+std::vector<std::vector<double>> yolo_rows(const fs::path& file) {
+  std::vector<std::vector<double>> rows;
+  std::istringstream lines(testing::read_text(file));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<double> row;
+    for (double v; words >> v;) row.push_back(v);
+    if (!row.empty()) rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(LabelsCli, LabelAwareCropsKeepTheirObjectsWholeInTheWrittenLabels) {
+  testing::TempDir dir;
+  yolo_dataset(dir / "ds");
+  // bbox_safe_crop: every object of every copy kept, inside the image.
+  testing::write_text(dir / "safe.json", R"({"version": 1, "stages": [{"stage": "bbox_safe_crop", "size": [256, 256]}]})");
+  auto r = run_cli({"run", "-c", (dir / "safe.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                    (dir / "s/images").string(), "--labels", "yolo", "--copies", "4"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("labels: 12 objects kept, 0 dropped"), std::string::npos) << r.out;
+  auto files = testing::list_files(dir / "s/labels");
+  ASSERT_EQ(files.size(), 8u);
+  for (const auto& f : files) {
+    const auto rows = yolo_rows(dir / "s/labels" / f);
+    EXPECT_EQ(rows.size(), f.front() == 'a' ? 2u : 1u) << f;
+    for (const auto& row : rows)
+      for (std::size_t i = 1; i < row.size(); ++i) {
+        EXPECT_GE(row[i], 0.0) << f;
+        EXPECT_LE(row[i], 1.0) << f;
+      }
+  }
+  // crop_with_object: b's one box (102.4 pixels square) is whole in every 200 x 200 window.
+  testing::write_text(dir / "one.json", R"({"version": 1, "stages": [{"stage": "crop_with_object", "size": [200, 200]}]})");
+  r = run_cli({"run", "-c", (dir / "one.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "w/images").string(), "--labels", "yolo", "--copies", "4", "--device", "cuda-emulated"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  files = testing::list_files(dir / "w/labels");
+  ASSERT_EQ(files.size(), 8u);
+  for (const auto& f : files) {
+    const auto rows = yolo_rows(dir / "w/labels" / f);
+    EXPECT_GE(rows.size(), 1u) << f;
+    if (f.front() != 'b') continue;
+    ASSERT_EQ(rows.size(), 1u) << f;
+    ASSERT_EQ(rows[0].size(), 5u) << f;
+    EXPECT_NEAR(rows[0][3], 102.4 / 200, 1.0 / 200) << f;  // its width and height, unclipped
+    EXPECT_NEAR(rows[0][4], 102.4 / 200, 1.0 / 200) << f;
+  }
 }
 
 }  // namespace
