@@ -258,6 +258,7 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
   }
 
   int W = labels.width, H = labels.height;
+  std::vector<bool> gone(labels.objects.size(), false);  // dropped by a map's centre rule
   for (const Motion& m : motions) {
     const bool swap = mirrors(m) && !rules.flip_index.empty();
     W = m.out_width;
@@ -265,6 +266,12 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
     for (std::size_t i = 0; i < labels.objects.size(); ++i) {
       Object& o = labels.objects[i];
       Tracked& t = tracked[i];
+      if (m.drops_centres_outside && !gone[i] && !t.shape.empty()) {
+        if (const std::optional<Box> b = bounds(t.shape)) {
+          const Point c = move_point(m, {(b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2});
+          gone[i] = !(c.x > 0 && c.x < W && c.y > 0 && c.y < H);
+        }
+      }
       for (auto* set : {&t.shape, &t.full}) {
         std::vector<Polygon> moved;
         for (const Polygon& p : *set) {
@@ -297,6 +304,10 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
   for (std::size_t i = 0; i < labels.objects.size(); ++i) {
     Object& o = labels.objects[i];
     Tracked& t = tracked[i];
+    if (gone[i]) {
+      ++counts.outside;
+      continue;
+    }
     const bool has_geometry = o.box || !o.polygons.empty() || o.mask;
     if (has_geometry && labels.moved) {
       if (t.polygons) o.polygons = t.shape;

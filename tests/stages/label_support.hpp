@@ -36,12 +36,12 @@ struct Drawn {
   std::vector<Colour> colours;  // per object
 };
 
-// Draws `count` (<= 8) objects on an 8-bit RGB photograph, placed and sized by `seed`, none
+// Draws `count` (<= 8) objects on a copy of an 8-bit RGB photograph, placed and sized by `seed`, none
 // overlapping: even ones filled rectangles (box and a 4-point polygon), odd ones filled triangles
 // (polygon; the box encloses it). Sides are `min_side` to `max_side` fractions of the image's.
 inline Drawn draw_objects(const Image& photo, int count, std::uint64_t seed, double min_side = 0.06,
                           double max_side = 0.2) {
-  Drawn d{photo, {photo.width(), photo.height(), {}, false, nlohmann::json::object()}, Image({photo.width(), photo.height(), 1, DType::U8}), {}};
+  Drawn d{photo.clone(), {photo.width(), photo.height(), {}, false, nlohmann::json::object()}, Image({photo.width(), photo.height(), 1, DType::U8}), {}};
   cv::Mat img = as_mat(d.image.ref());
   cv::Mat mask = as_mat(d.mask.ref());
   mask.setTo(0);
