@@ -17,6 +17,10 @@ struct Motion {
   // sampled at, (x, y) interleaved, row-major over the output. `matrix` is unused then.
   std::shared_ptr<const std::vector<float>> sources;
   int out_width = 0, out_height = 0;
+  // Objects whose box centre this map does not take strictly inside the output are dropped here
+  // (counted as outside) instead of being clipped: torchvision RandomIoUCrop's rule (iou_crop).
+  // The box is the object's box at the map's input (its tracked outline's bounds).
+  bool drops_centres_outside = false;
 };
 
 }  // namespace aug

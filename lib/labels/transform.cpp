@@ -317,6 +317,7 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
   }
 
   int W = labels.width, H = labels.height;
+  std::vector<bool> gone(labels.objects.size(), false);  // dropped by a map's centre rule
   for (const Motion& m : motions) {
     const bool swap = mirrors(m) && !rules.flip_index.empty();
     W = m.out_width;
@@ -328,6 +329,12 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
         // An oriented box: its corners move exactly under a matrix; through a field, the box is the
         // smallest rectangle around its moved outline.
         t.corners = m.sources ? min_area_rect(move_polygon(m, densify(t.corners, 2.0))) : move_polygon(m, t.corners);
+      }
+      if (m.drops_centres_outside && !gone[i] && !t.shape.empty()) {
+        if (const std::optional<Box> b = bounds(t.shape)) {
+          const Point c = move_point(m, {(b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2});
+          gone[i] = !(c.x > 0 && c.x < W && c.y > 0 && c.y < H);
+        }
       }
       for (auto* set : {&t.shape, &t.full}) {
         std::vector<Polygon> moved;
@@ -361,6 +368,10 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
   for (std::size_t i = 0; i < labels.objects.size(); ++i) {
     Object& o = labels.objects[i];
     Tracked& t = tracked[i];
+    if (gone[i]) {
+      ++counts.outside;
+      continue;
+    }
     const bool has_geometry = o.box || !o.polygons.empty() || o.mask;
     if (has_geometry && labels.moved) {
       if (!t.corners.empty()) {

@@ -498,6 +498,24 @@ const std::vector<TvRule>& tv_rules() {
          if (s["interpolation"] != "nearest" && a.flag("antialias", true)) a.note(kAntialias);
          return s;
        }},
+      {"RandomIoUCrop", "min_scale max_scale min_aspect_ratio max_aspect_ratio sampler_options trials", 1, "iou_crop",
+       "the same parameters; boxes whose centre the window leaves out are dropped (torchvision zeroes them for a "
+       "later SanitizeBoundingBoxes)",
+       [](const TvArgs& a) {
+         ojson s = with_stage("iou_crop");
+         for (const char* k : {"min_scale", "max_scale", "min_aspect_ratio", "max_aspect_ratio"})
+           if (a.has(k)) s[k] = a.number(k, 0);
+         if (a.has("trials")) s["trials"] = static_cast<std::int64_t>(std::llround(a.number("trials", 40)));
+         if (a.has("sampler_options")) s["sampler_options"] = a.numbers("sampler_options");
+         return s;
+       }},
+      {"RandomZoomOut", "fill side_range p", 0.5, "zoom_out", "side_range; fill (one value or per channel)",
+       [](const TvArgs& a) {
+         ojson s = with_stage("zoom_out");
+         if (a.has("side_range")) s["side_range"] = a.pair("side_range");
+         a.fill(s);
+         return s;
+       }},
       {"Pad", "padding fill padding_mode", 1, "pad", "padding, fill, padding_mode as RandomCrop's",
        [](const TvArgs& a) {
          ojson s = with_stage("pad");
@@ -705,8 +723,6 @@ const std::vector<TvMissing>& tv_missing() {
        "torchvision's alpha is divided by the image size; elastic takes Kornia's alpha, kernel_size and sigma"},
       {"RandomOrder", "some_of", "some_of keeps the listed order"},
       {"AugMix", nullptr, "it mixes several augmented chains"},
-      {"RandomIoUCrop", "crop", "it draws crops by their overlap with the boxes"},
-      {"RandomZoomOut", "pad", "a random canvas size and position"},
       {"RandomPhotometricDistort", "color_jitter", "its own order and channel permutation"},
       {"ScaleJitter", "resize", ""},
       {"RandomShortestSize", "resize", "short_side drawn from a list, with max_size"},

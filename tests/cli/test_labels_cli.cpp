@@ -4,6 +4,12 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -438,6 +444,19 @@ std::vector<std::vector<double>> yolo_rows(const fs::path& file) {
   return rows;
 }
 
+// The YOLO rows of a label file, as numbers.
+std::vector<std::vector<double>> yolo_rows(const std::string& text) {
+  std::vector<std::vector<double>> rows;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream v(line);
+    std::vector<double> row;
+    for (double x; v >> x;) row.push_back(x);
+    if (!row.empty()) rows.push_back(row);
+  }
+  return rows;
+}
+
 TEST(LabelsCli, LabelAwareCropsKeepTheirObjectsWholeInTheWrittenLabels) {
   testing::TempDir dir;
   yolo_dataset(dir / "ds");
@@ -474,6 +493,79 @@ TEST(LabelsCli, LabelAwareCropsKeepTheirObjectsWholeInTheWrittenLabels) {
     EXPECT_NEAR(rows[0][3], 102.4 / 200, 1.0 / 200) << f;  // its width and height, unclipped
     EXPECT_NEAR(rows[0][4], 102.4 / 200, 1.0 / 200) << f;
   }
+}
+
+// iou_crop reads the boxes as it draws: every written label file holds exactly the boxes whose
+// centre its window (from the manifest) holds, clipped to it; the others are counted as dropped.
+// zoom_out shifts every box by its drawn left and top on the larger canvas.
+TEST(LabelsCli, IouCropKeepsTheBoxesWhoseCentreItsWindowHoldsAndZoomOutShiftsThem) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "ds/images");
+  fs::copy_file(testing::samples_dir() / "camera.png", dir / "ds/images/a.png");  // 512 x 512
+  const std::vector<std::vector<double>> boxes{
+      {0, 0.2, 0.2, 0.2, 0.2}, {1, 0.7, 0.25, 0.3, 0.2}, {2, 0.3, 0.75, 0.2, 0.3}, {3, 0.8, 0.8, 0.25, 0.25}};
+  std::string text;
+  for (const auto& b : boxes) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%d %g %g %g %g\n", static_cast<int>(b[0]), b[1], b[2], b[3], b[4]);
+    text += line;
+  }
+  testing::write_text(dir / "ds/labels/a.txt", text);
+  testing::write_text(dir / "crop.json", R"({"version": 1, "stages": [{"stage": "iou_crop", "sampler_options": [0.0, 0.3]}]})");
+  auto r = run_cli({"run", "-c", (dir / "crop.json").string(), "-i", (dir / "ds/images").string(), "-o",
+                    (dir / "c/images").string(), "--labels", "yolo", "--copies", "6", "--manifest",
+                    (dir / "c.jsonl").string(), "--device", "cuda-emulated"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream manifest(dir / "c.jsonl");
+  int outputs = 0, kept = 0, dropped = 0;
+  for (std::string line; std::getline(manifest, line);) {
+    const nlohmann::json m = nlohmann::json::parse(line);
+    const nlohmann::json w = m["stages"][0]["params"];
+    ASSERT_FALSE(w.value("identity", false)) << line;  // no option 1: a window is always found here
+    const double x = w["x"], y = w["y"], ww = w["width"], wh = w["height"];
+    std::vector<std::vector<double>> want;
+    for (const auto& b : boxes) {
+      const double x0 = (b[1] - b[3] / 2) * 512, x1 = (b[1] + b[3] / 2) * 512, y0 = (b[2] - b[4] / 2) * 512,
+                   y1 = (b[2] + b[4] / 2) * 512, cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+      if (!(x < cx && cx < x + ww && y < cy && cy < y + wh)) {
+        ++dropped;
+        continue;
+      }
+      const double a0 = std::max(x0, x) - x, a1 = std::min(x1, x + ww) - x, b0 = std::max(y0, y) - y,
+                   b1 = std::min(y1, y + wh) - y;
+      want.push_back({b[0], (a0 + a1) / 2 / ww, (b0 + b1) / 2 / wh, (a1 - a0) / ww, (b1 - b0) / wh});
+      ++kept;
+    }
+    const std::string out = m["output"];
+    const auto got = yolo_rows(testing::read_text(dir / "c/labels" / (out.substr(0, out.rfind('.')) + ".txt")));
+    ASSERT_EQ(got.size(), want.size()) << out;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      for (std::size_t k = 0; k < 5; ++k) EXPECT_NEAR(got[i][k], want[i][k], 1.5e-6) << out << " row " << i;
+    ++outputs;
+  }
+  EXPECT_EQ(outputs, 6);
+  EXPECT_GT(dropped, 0);
+  EXPECT_NE(r.out.find("labels: " + std::to_string(kept) + " objects kept, " + std::to_string(dropped) + " dropped"),
+            std::string::npos)
+      << r.out;
+
+  testing::write_text(dir / "zoom.json", R"({"version": 1, "stages": [{"stage": "zoom_out", "p": 1}]})");
+  r = run_cli({"run", "-c", (dir / "zoom.json").string(), "-i", (dir / "ds/images").string(), "-o",
+               (dir / "z/images").string(), "--labels", "yolo", "--manifest", (dir / "z.jsonl").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json m = nlohmann::json::parse(testing::read_text(dir / "z.jsonl"));
+  const auto pad = m["stages"][0]["params"]["padding"].get<std::array<double, 4>>();
+  const double cw = 512 + pad[0] + pad[2], ch = 512 + pad[1] + pad[3];
+  const auto got = yolo_rows(testing::read_text(dir / "z/labels/a.txt"));
+  ASSERT_EQ(got.size(), boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const auto& b = boxes[i];
+    EXPECT_NEAR(got[i][1], (b[1] * 512 + pad[0]) / cw, 1.5e-6);
+    EXPECT_NEAR(got[i][2], (b[2] * 512 + pad[1]) / ch, 1.5e-6);
+    EXPECT_NEAR(got[i][3], b[3] * 512 / cw, 1.5e-6);
+    EXPECT_NEAR(got[i][4], b[4] * 512 / ch, 1.5e-6);
+  }
+  EXPECT_NE(r.out.find("labels: 4 objects kept, 0 dropped"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -100,7 +100,8 @@ draws as 2.x does for either.
              ojson s{{"stage", "bbox_safe_crop"}};
              s["erosion_rate"] = t.number("erosion_rate", 0.0);
              return s;
-           }},
+           },
+           .python = {{"BBoxSafeRandomCrop", "erosion_rate always_apply p", "erosion_rate p", 1.0}}},
           {.name = "RandomSizedBBoxSafeCrop",
            .how = "height, width (as size); erosion_rate; interpolation; the window drawn as Albumentations 2.x "
                   "draws it; masks always nearest",
@@ -112,7 +113,11 @@ draws as 2.x does for either.
              s["size"] = t.size();
              s["interpolation"] = t.interpolation();
              return s;
-           }}},
+           },
+           .python = {{"RandomSizedBBoxSafeCrop",
+                        "height width erosion_rate interpolation always_apply p",
+                        "height width erosion_rate interpolation mask_interpolation p",
+                        1.0}}}},
       .counterpart = {.call = "cv::resize",
                       .how = "of the resolved window, to the output size, in the interpolation (8-bit bilinear: "
                              "INTER_LINEAR_EXACT; without size nearest at the window's own size, a copy)",

@@ -96,7 +96,11 @@ Boxes, points, polygons and masks move with the window, as crop's do.
                      t.note("the reference box is one of the image's objects (--labels), chosen uniformly, not the "
                             "cropping_bbox passed with each image; without labels, the whole image");
                      return s;
-                   }}},
+                   },
+                   .python = {{"RandomCropNearBBox",
+                                "max_part_shift cropping_box_key always_apply p",
+                                "max_part_shift cropping_bbox_key p",
+                                1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI",
                       .how = "the resolved window",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

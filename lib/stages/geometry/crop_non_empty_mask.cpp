@@ -104,7 +104,11 @@ the window, as crop's do.
                          t.note("ignore_channels beyond 0 left out: the label map has one channel");
                      }
                      return s;
-                   }}},
+                   },
+                   .python = {{"CropNonEmptyMaskIfExists",
+                                "height width ignore_values ignore_channels always_apply p",
+                                "height width ignore_values ignore_channels p",
+                                1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI",
                       .how = "the resolved window",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

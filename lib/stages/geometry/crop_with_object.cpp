@@ -74,7 +74,8 @@ With whole-pixel boxes and `e = 0` the window holds the chosen box whole wheneve
                      s["size"] = t.size();
                      s["erosion_factor"] = t.number("erosion_factor", 0.0);
                      return s;
-                   }}},
+                   },
+                   .python = {{"AtLeastOneBBoxRandomCrop", "-", "height width erosion_factor p", 1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the window",
                       .how = "the resolved window",
                       .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {

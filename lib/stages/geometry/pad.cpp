@@ -224,4 +224,8 @@ class Pad final : public Stage {
 
 StageType pad_stage() { return stage_type<pad_impl::Pad>(&pad_impl::pad_spec); }
 
+std::unique_ptr<Op> pad_op(const Shape& in, const Sides& sides, Border border, std::vector<double> fill) {
+  return std::make_unique<pad_impl::PadOp>(in, sides, border, std::move(fill));
+}
+
 }  // namespace aug

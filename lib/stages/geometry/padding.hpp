@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,11 @@ nlohmann::json sides_json(const Sides& s);
 // The window kernel on `ctx` (the per-channel fill saturated to the sample type on the host).
 void run_window(KernelContext& ctx, const ImageRef& in, const ImageRef& out, const k::WindowAxis& x,
                 const k::WindowAxis& y, Border border, const std::vector<double>& fill);
+
+class Op;
+// pad's Op: `in` with the sides added under `border` (cv::copyMakeBorder on the CPU backend, the
+// window kernel elsewhere), moving labels and masks as pad does; for stages that draw the sides
+// (zoom_out).
+std::unique_ptr<Op> pad_op(const Shape& in, const Sides& sides, Border border, std::vector<double> fill);
 
 }  // namespace aug
