@@ -196,7 +196,6 @@ fs::path write_yolo_dataset(const fs::path& output, const fs::path& input, const
   }
 
   std::string text = "# written by augment run (YOLO labels of " + resolved(input).generic_string() + ")\n";
-  text += "path: " + quoted(root.generic_string()) + "\n";
   for (const char* key : kSplits)
     if (splits.contains(key)) text += std::string(key) + ": " + flow(splits[key]) + "\n";
   if (in)

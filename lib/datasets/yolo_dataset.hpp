@@ -32,7 +32,8 @@ std::optional<YoloDataset> find_yolo_dataset(const std::filesystem::path& input)
 // labels/ goes beside it), else in `output` itself.
 std::filesystem::path yolo_dataset_path(const std::filesystem::path& output);
 
-// Writes the output's data.yaml (atomically): `path` its folder; the split that `input` is in the
+// Writes the output's data.yaml (atomically), without `path` (Ultralytics then takes the file's
+// folder as the dataset's root, so that it can be moved); the split that `input` is in the
 // input's file (else train and val) becomes `output`; the other splits point where the input's file
 // says, as absolute paths; names and the other keys (kpt_shape, flip_idx, ...) carried over. Without
 // an input file, the names are those of an existing output file, else the ids `seen` (0 to the

@@ -416,11 +416,32 @@ class TvArgs {
     }
     bad("padding_mode", "must be constant, edge, reflect or symmetric");
   }
+  // fill: a number or one per channel; a dict per type gives its "image" entry (the masks take the
+  // labels block's mask_fill).
   void fill(ojson& s) const {
     if (!has("fill")) return;
     const Value& v = *get("fill");
-    if (v.kind == Kind::dict) bad("fill", "per type (a dict) has no stage equivalent; give a number or one per channel");
-    s["fill"] = numbers("fill");
+    if (v.kind != Kind::dict) {
+      s["fill"] = numbers("fill");
+      return;
+    }
+    for (const auto& [key, value] : v.named) {
+      std::string k = key;
+      std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (k != "image") continue;
+      if (value.is_number()) s["fill"] = num(value);
+      else if ((value.kind == Kind::tuple || value.kind == Kind::list) &&
+               std::all_of(value.items.begin(), value.items.end(), [](const Value& i) { return i.is_number(); })) {
+        ojson a = ojson::array();
+        for (const Value& i : value.items) a.push_back(num(i));
+        s["fill"] = a;
+      } else {
+        bad("fill", "its image entry must be a number or one per channel");
+      }
+      note("fill per type: the image's is taken; masks get the pipeline's labels block mask_fill");
+      return;
+    }
+    bad("fill", "per type (a dict) without an \"image\" entry has no stage equivalent; give a number or one per channel");
   }
   // center (x, y) with the origin at the top-left corner -> pixel-centre coordinates.
   void center(ojson& s) const {

@@ -132,8 +132,8 @@ TEST(ImportAlbumentations, ImportedPipelinesRunAndAgreeAcrossDevices) {
       EXPECT_EQ(testing::read_text(e.path()), testing::read_text(dir.path() / name / "cuda-emulated" / rel)) << rel;
       ++files;
     }
-    // 3 images x 2 copies, and as many label files or masks.
-    EXPECT_EQ(files, std::string(name) == "classification.json" ? 6 : 12);
+    // 3 images x 2 copies, and as many label files (and the YOLO data.yaml) or masks.
+    EXPECT_EQ(files, std::string(name) == "classification.json" ? 6 : std::string(name) == "detection.json" ? 13 : 12);
   }
 }
 

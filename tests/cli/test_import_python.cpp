@@ -175,13 +175,33 @@ TEST(ImportPython, TorchvisionDetectionScript) {
   // The tutorial's pipeline: every transform augment lacks, with its place and the closest stage.
   const auto r = run_cli({"import", "torchvision", file, "--name", "tutorial"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(has_line(r.err, file + ": 3 transform(s) augment does not have; replace or remove them and import again:\n  " +
+  EXPECT_TRUE(has_line(r.err, file + ": 1 transform(s) augment does not have; replace or remove them and import again:\n  " +
                                   file + ":29:5: RandomPhotometricDistort (closest stage: color_jitter; its own order and "
-                                         "channel permutation)\n  " +
-                                  file + ":30:5: RandomZoomOut (closest stage: pad; a random canvas size and position)\n  " +
-                                  file + ":31:5: RandomIoUCrop (closest stage: crop; it draws crops by their overlap with "
-                                         "the boxes)"))
+                                         "channel permutation)"))
       << r.err;
+}
+
+// The SSD pair: RandomZoomOut (a fill per type gives the image's) and RandomIoUCrop.
+TEST(ImportPython, TorchvisionZoomOutAndIoUCrop) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import torchvision.transforms.v2 as T\n"
+                         "train = T.Compose([\n"
+                         "    T.RandomZoomOut(fill={'image': (124, 116, 104), 'mask': 255}, side_range=(1.0, 2.5)),\n"
+                         "    T.RandomIoUCrop(min_scale=0.5, trials=20),\n"
+                         "    T.RandomZoomOut(0, (1, 3), 0.25),\n"
+                         "])\n";
+  const auto [p, err] = import_cli({"torchvision", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"zoom_out","side_range":[1.0,2.5],"fill":[124,116,104],"p":0.5},
+    {"stage":"iou_crop","min_scale":0.5,"trials":20},
+    {"stage":"zoom_out","side_range":[1,3],"fill":0,"p":0.25}
+  ])")) << p.dump();
+  EXPECT_TRUE(has_line(err, file.string() + ":3:5: T.RandomZoomOut: fill per type: the image's is taken; masks get "
+                                            "the pipeline's labels block mask_fill"))
+      << err;
+  // The imported pipeline loads.
+  EXPECT_NO_THROW(Pipeline::parse(p.dump(), "imported.json"));
 }
 
 // A script written into a temporary folder, imported; the CLI's error line.

@@ -90,7 +90,8 @@ TEST(PipelineLoad, TorchvisionNamesSayWhichStage) {
             "p.json:/stages/0/stage: unknown stage \"RandomHorizontalFlip\": that is torchvision's name; the stage is "
             "\"flip\" (`augment describe flip` has its parameters; `augment import torchvision train.py` translates "
             "whole pipelines)");
-  EXPECT_NE(error_of(stages(R"({"stage": "RandomIoUCrop"})")).find("no such stage yet (the closest: crop"),
+  EXPECT_NE(error_of(stages(R"({"stage": "RandomIoUCrop"})")).find("the stage is \"iou_crop\""), std::string::npos);
+  EXPECT_NE(error_of(stages(R"({"stage": "RandomPhotometricDistort"})")).find("no such stage yet (the closest: color_jitter"),
             std::string::npos);
   EXPECT_NE(error_of(stages(R"({"stage": "ToTensor"})")).find("a conversion a training loader does"), std::string::npos);
 }
