@@ -431,19 +431,6 @@ TEST(LabelsCli, LabelDrawnCropsWriteTheLabelsOfTheirWindows) {
   EXPECT_NE(r.out.find("labels: 8 objects kept, 0 dropped"), std::string::npos) << r.out;
 }
 
-// The numbers of each row of a YOLO label file.
-std::vector<std::vector<double>> yolo_rows(const fs::path& file) {
-  std::vector<std::vector<double>> rows;
-  std::istringstream lines(testing::read_text(file));
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::vector<double> row;
-    for (double v; words >> v;) row.push_back(v);
-    if (!row.empty()) rows.push_back(row);
-  }
-  return rows;
-}
-
 // The YOLO rows of a label file, as numbers.
 std::vector<std::vector<double>> yolo_rows(const std::string& text) {
   std::vector<std::vector<double>> rows;
@@ -456,6 +443,7 @@ std::vector<std::vector<double>> yolo_rows(const std::string& text) {
   }
   return rows;
 }
+std::vector<std::vector<double>> yolo_rows(const fs::path& file) { return yolo_rows(testing::read_text(file)); }
 
 TEST(LabelsCli, LabelAwareCropsKeepTheirObjectsWholeInTheWrittenLabels) {
   testing::TempDir dir;

@@ -11,6 +11,7 @@
 
 #include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/resample.hpp"
+#include "lib/stages/geometry/window_op.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -135,30 +136,6 @@ draws as 2.x does for either.
   return spec;
 }
 
-// The boxes the draw goes by: each object's box (its polygons' bounds where it has none), clipped
-// to the W x H image; empty ones left out.
-std::vector<labels::Box> safe_crop_boxes(const DrawInputs& seen, int W, int H) {
-  std::vector<labels::Box> out;
-  if (!seen.labels) return out;
-  for (const labels::Object& o : seen.labels->objects) {
-    std::optional<labels::Box> b = o.box;
-    if (!b && !o.polygons.empty()) {
-      labels::Box p{1e300, 1e300, -1e300, -1e300};
-      for (const labels::Polygon& poly : o.polygons)
-        for (const auto& pt : poly) {
-          p.x0 = std::min(p.x0, pt.x), p.y0 = std::min(p.y0, pt.y);
-          p.x1 = std::max(p.x1, pt.x), p.y1 = std::max(p.y1, pt.y);
-        }
-      if (p.x0 <= p.x1) b = p;
-    }
-    if (!b) continue;
-    labels::Box c{std::clamp(b->x0, 0.0, double(W)), std::clamp(b->y0, 0.0, double(H)),
-                  std::clamp(b->x1, 0.0, double(W)), std::clamp(b->y1, 0.0, double(H))};
-    if (c.x1 > c.x0 && c.y1 > c.y0) out.push_back(c);
-  }
-  return out;
-}
-
 class BBoxSafeCrop final : public Stage {
  public:
   explicit BBoxSafeCrop(const StageConfig& c) : erosion_(c.get(kErosionRate).lo), interp_(c.get(kInterpolation)) {
@@ -168,7 +145,7 @@ class BBoxSafeCrop final : public Stage {
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override { return resolve_seeing(d, in, {}); }
 
   std::unique_ptr<Op> resolve_seeing(Draws& d, const Shape& in, const DrawInputs& seen) const override {
-    const std::vector<labels::Box> boxes = safe_crop_boxes(seen, in.width, in.height);
+    const std::vector<labels::Box> boxes = clipped_object_boxes(seen, in.width, in.height);
     const std::optional<labels::Box> u = union_of(boxes, in);
     const Window w = u ? around(d, *u, in) : without_boxes(d, in);
     if (!size_) return make_resample_op(in, w, w.width, w.height, Interp::Nearest);  // a plain cut at scale 1

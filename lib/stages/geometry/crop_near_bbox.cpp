@@ -10,6 +10,7 @@
 #include <opencv2/core.hpp>
 
 #include "kernels/geometry/crop.hpp"
+#include "lib/stages/geometry/window_op.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -103,48 +104,10 @@ Boxes, points, polygons and masks move with the window, as crop's do.
                                 1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI",
                       .how = "the resolved window",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        const cv::Rect roi(m.at("x").get<int>(), m.at("y").get<int>(), m.at("width").get<int>(),
-                                           m.at("height").get<int>());
-                        return [&dst, src, roi] { src(roi).copyTo(dst); };
-                      }},
+                      .make = window_copy_counterpart},
   };
   return spec;
 }
-
-class NearBoxCropOp final : public Op {
- public:
-  NearBoxCropOp(const Shape& in, int x, int y, int w, int h, nlohmann::json drawn)
-      : Op(in, Shape{w, h, in.channels, in.dtype}), x_(x), y_(y), drawn_(std::move(drawn)) {}
-
-  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
-    if (ctx.cpu()) {  // pixels moved, nothing computed: one memcpy per row
-      const std::size_t px = in.shape.channels * sample_size(in.shape.dtype);
-      for (int y = 0; y < out.shape.height; ++y)
-        std::memcpy(static_cast<char*>(out.data) + y * out.pitch,
-                    static_cast<const char*>(in.data) + (y + y_) * in.pitch + x_ * px, out.shape.row_bytes());
-      return;
-    }
-    with_views(in, out, [&](auto src, auto dst) { k::crop(src, dst, x_, y_, ctx.exec()); });
-  }
-  nlohmann::json params() const override {
-    nlohmann::json j{{"x", x_}, {"y", y_}, {"width", out_shape().width}, {"height", out_shape().height}};
-    j.update(drawn_);
-    return j;
-  }
-  std::optional<Motion> motion() const override {
-    return Motion{.matrix = {1, 0, static_cast<double>(-x_), 0, 1, static_cast<double>(-y_), 0, 0, 1},
-                  .out_width = out_shape().width,
-                  .out_height = out_shape().height};
-  }
-  std::unique_ptr<Op> for_mask(const Shape& mask, double) const override {
-    return std::make_unique<NearBoxCropOp>(mask, x_, y_, out_shape().width, out_shape().height, drawn_);
-  }
-
- private:
-  int x_, y_;
-  nlohmann::json drawn_;
-};
 
 struct PixelBox {
   std::int64_t x1 = 0, y1 = 0, x2 = 0, y2 = 0;
@@ -212,7 +175,7 @@ class CropNearBbox final : public Stage {
       x_max = x_min + bw, y_max = y_min + bh;
       drawn["centred"] = true;
     }
-    return std::make_unique<NearBoxCropOp>(in, static_cast<int>(x_min), static_cast<int>(y_min),
+    return std::make_unique<WindowOp>(in, static_cast<int>(x_min), static_cast<int>(y_min),
                                            static_cast<int>(x_max - x_min), static_cast<int>(y_max - y_min),
                                            std::move(drawn));
   }

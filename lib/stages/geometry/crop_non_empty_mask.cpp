@@ -13,6 +13,7 @@
 #include "kernels/geometry/crop.hpp"
 #include "lib/core/error.hpp"
 #include "lib/io/cv_bridge.hpp"
+#include "lib/stages/geometry/window_op.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -111,48 +112,10 @@ the window, as crop's do.
                                 1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI",
                       .how = "the resolved window",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        const cv::Rect roi(m.at("x").get<int>(), m.at("y").get<int>(), m.at("width").get<int>(),
-                                           m.at("height").get<int>());
-                        return [&dst, src, roi] { src(roi).copyTo(dst); };
-                      }},
+                      .make = window_copy_counterpart},
   };
   return spec;
 }
-
-class NonEmptyCropOp final : public Op {
- public:
-  NonEmptyCropOp(const Shape& in, int x, int y, int w, int h, nlohmann::json drawn)
-      : Op(in, Shape{w, h, in.channels, in.dtype}), x_(x), y_(y), drawn_(std::move(drawn)) {}
-
-  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
-    if (ctx.cpu()) {  // pixels moved, nothing computed: one memcpy per row
-      const std::size_t px = in.shape.channels * sample_size(in.shape.dtype);
-      for (int y = 0; y < out.shape.height; ++y)
-        std::memcpy(static_cast<char*>(out.data) + y * out.pitch,
-                    static_cast<const char*>(in.data) + (y + y_) * in.pitch + x_ * px, out.shape.row_bytes());
-      return;
-    }
-    with_views(in, out, [&](auto src, auto dst) { k::crop(src, dst, x_, y_, ctx.exec()); });
-  }
-  nlohmann::json params() const override {
-    nlohmann::json j{{"x", x_}, {"y", y_}, {"width", out_shape().width}, {"height", out_shape().height}};
-    j.update(drawn_);
-    return j;
-  }
-  std::optional<Motion> motion() const override {
-    return Motion{.matrix = {1, 0, static_cast<double>(-x_), 0, 1, static_cast<double>(-y_), 0, 0, 1},
-                  .out_width = out_shape().width,
-                  .out_height = out_shape().height};
-  }
-  std::unique_ptr<Op> for_mask(const Shape& mask, double) const override {
-    return std::make_unique<NonEmptyCropOp>(mask, x_, y_, out_shape().width, out_shape().height, drawn_);
-  }
-
- private:
-  int x_, y_;
-  nlohmann::json drawn_;
-};
 
 // Which values of a label map count: none of ignore_values, never 0.
 std::vector<std::uint8_t> counted_values(std::size_t n, const std::vector<std::int64_t>& ignore) {
@@ -282,7 +245,7 @@ class CropNonEmptyMask final : public Stage {
       y0 = static_cast<int>(d.integer(0, in.height - h));
       drawn["labelled"] = 0;
     }
-    return std::make_unique<NonEmptyCropOp>(in, x0, y0, w, h, std::move(drawn));
+    return std::make_unique<WindowOp>(in, x0, y0, w, h, std::move(drawn));
   }
 
  private:

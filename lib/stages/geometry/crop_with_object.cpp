@@ -11,6 +11,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/stages/engines/resample.hpp"
+#include "lib/stages/geometry/window_op.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -90,30 +91,6 @@ With whole-pixel boxes and `e = 0` the window holds the chosen box whole wheneve
   return spec;
 }
 
-// The boxes the draw chooses from: each object's box (its polygons' bounds where it has none),
-// clipped to the W x H image; empty ones left out.
-std::vector<labels::Box> object_crop_boxes(const DrawInputs& seen, int W, int H) {
-  std::vector<labels::Box> out;
-  if (!seen.labels) return out;
-  for (const labels::Object& o : seen.labels->objects) {
-    std::optional<labels::Box> b = o.box;
-    if (!b && !o.polygons.empty()) {
-      labels::Box p{1e300, 1e300, -1e300, -1e300};
-      for (const labels::Polygon& poly : o.polygons)
-        for (const auto& pt : poly) {
-          p.x0 = std::min(p.x0, pt.x), p.y0 = std::min(p.y0, pt.y);
-          p.x1 = std::max(p.x1, pt.x), p.y1 = std::max(p.y1, pt.y);
-        }
-      if (p.x0 <= p.x1) b = p;
-    }
-    if (!b) continue;
-    labels::Box c{std::clamp(b->x0, 0.0, double(W)), std::clamp(b->y0, 0.0, double(H)),
-                  std::clamp(b->x1, 0.0, double(W)), std::clamp(b->y1, 0.0, double(H))};
-    if (c.x1 > c.x0 && c.y1 > c.y0) out.push_back(c);
-  }
-  return out;
-}
-
 class CropWithObject final : public Stage {
  public:
   explicit CropWithObject(const StageConfig& c) : size_(c.get(kSize)), erosion_(c.get(kErosionFactor).lo) {}
@@ -127,7 +104,7 @@ class CropWithObject final : public Stage {
                        " is larger than the image (" + std::to_string(in.width) + "x" + std::to_string(in.height) + ")");
     const double room_x = in.width - w, room_y = in.height - h;
     double lo_x = 0, hi_x = room_x, lo_y = 0, hi_y = room_y;
-    const std::vector<labels::Box> boxes = object_crop_boxes(seen, in.width, in.height);
+    const std::vector<labels::Box> boxes = clipped_object_boxes(seen, in.width, in.height);
     if (!boxes.empty()) {
       const labels::Box& b = boxes[static_cast<std::size_t>(d.integer(0, static_cast<std::int64_t>(boxes.size()) - 1))];
       const double ew = erosion_ < 1 ? b.width() * (1.0 - erosion_) : 0;

@@ -11,6 +11,7 @@
 #include <opencv2/core.hpp>
 
 #include "kernels/geometry/crop.hpp"
+#include "lib/stages/geometry/window_op.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -112,11 +113,7 @@ window. Masks are cut with the window. The manifest records the window, the mini
                    "transform",
       .counterpart = {.call = "cv::Mat::copyTo of the ROI",
                       .how = "the resolved window (the whole image when the draw gave it back unchanged)",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        const cv::Rect roi(m.at("x").get<int>(), m.at("y").get<int>(), m.at("width").get<int>(),
-                                           m.at("height").get<int>());
-                        return [&dst, src, roi] { src(roi).copyTo(dst); };
-                      }},
+                      .make = window_copy_counterpart},
   };
   return spec;
 }
@@ -140,15 +137,7 @@ class IouCropOp final : public Op {
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     if (!d_.taken) return copy_image(ctx, in, out);
-    const int x0 = d_.window.x, y0 = d_.window.y;
-    if (ctx.cpu()) {  // pixels moved, nothing computed: one memcpy per row
-      const std::size_t px = in.shape.channels * sample_size(in.shape.dtype);
-      for (int y = 0; y < out.shape.height; ++y)
-        std::memcpy(static_cast<char*>(out.data) + y * out.pitch,
-                    static_cast<const char*>(in.data) + (y + y0) * in.pitch + x0 * px, out.shape.row_bytes());
-      return;
-    }
-    with_views(in, out, [&](auto src, auto dst) { k::crop(src, dst, x0, y0, ctx.exec()); });
+    crop_window(ctx, in, out, d_.window.x, d_.window.y);
   }
   nlohmann::json params() const override {
     nlohmann::json j{{"x", d_.window.x},          {"y", d_.window.y},    {"width", out_shape().width},

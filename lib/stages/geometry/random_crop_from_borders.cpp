@@ -7,6 +7,7 @@
 #include <opencv2/core.hpp>
 
 #include "kernels/geometry/crop.hpp"
+#include "lib/stages/geometry/window_op.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -76,44 +77,10 @@ masks move with the window, as crop's do.
                         1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI",
                       .how = "the resolved window",
-                      .make = [](const nlohmann::json& m, const cv::Mat& src, cv::Mat& dst) -> std::function<void()> {
-                        const cv::Rect roi(m.at("x").get<int>(), m.at("y").get<int>(), m.at("width").get<int>(),
-                                           m.at("height").get<int>());
-                        return [&dst, src, roi] { src(roi).copyTo(dst); };
-                      }},
+                      .make = window_copy_counterpart},
   };
   return spec;
 }
-
-class BorderCropOp final : public Op {
- public:
-  BorderCropOp(const Shape& in, int x, int y, int w, int h) : Op(in, Shape{w, h, in.channels, in.dtype}), x_(x), y_(y) {}
-
-  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
-    if (ctx.cpu()) {  // pixels moved, nothing computed: one memcpy per row
-      const std::size_t px = in.shape.channels * sample_size(in.shape.dtype);
-      for (int y = 0; y < out.shape.height; ++y)
-        std::memcpy(static_cast<char*>(out.data) + y * out.pitch,
-                    static_cast<const char*>(in.data) + (y + y_) * in.pitch + x_ * px, out.shape.row_bytes());
-      return;
-    }
-    with_views(in, out, [&](auto src, auto dst) { k::crop(src, dst, x_, y_, ctx.exec()); });
-  }
-  nlohmann::json params() const override {
-    return {{"x", x_}, {"y", y_}, {"width", out_shape().width}, {"height", out_shape().height}};
-  }
-  std::optional<Motion> motion() const override {
-    return Motion{.matrix = {1, 0, static_cast<double>(-x_), 0, 1, static_cast<double>(-y_), 0, 0, 1},
-                  .out_width = out_shape().width,
-                  .out_height = out_shape().height};
-  }
-  std::unique_ptr<Op> for_mask(const Shape& mask, double) const override {
-    return std::make_unique<BorderCropOp>(mask, x_, y_, out_shape().width, out_shape().height);
-  }
-
- private:
-  int x_, y_;
-};
 
 // [lo, hi) along one axis of length n, Albumentations' two draws.
 std::pair<int, int> border_span(Draws& d, int n, double cut_lo, double cut_hi) {
@@ -131,7 +98,7 @@ class RandomCropFromBorders final : public Stage {
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const auto [x0, x1] = border_span(d, in.width, left_, right_);
     const auto [y0, y1] = border_span(d, in.height, top_, bottom_);
-    return std::make_unique<BorderCropOp>(in, x0, y0, x1 - x0, y1 - y0);
+    return std::make_unique<WindowOp>(in, x0, y0, x1 - x0, y1 - y0);
   }
 
  private:
