@@ -11,7 +11,7 @@
 #include "lib/pipeline/describe.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_commands {
 namespace {
 
 using testing::run_cli;
@@ -191,4 +191,4 @@ TEST(Cli, EmulatedGpusAreCountedByTheEnvironment) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_commands

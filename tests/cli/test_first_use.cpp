@@ -10,7 +10,7 @@
 
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_first_use {
 namespace {
 
 namespace fs = std::filesystem;
@@ -225,4 +225,4 @@ TEST(FirstUse, RotateAndAffineTogetherAreWarnedOnce) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_first_use

@@ -16,7 +16,7 @@
 #include "lib/pipeline/pipeline.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_import {
 namespace {
 
 namespace fs = std::filesystem;
@@ -327,4 +327,4 @@ TEST(ImportAlbumentations, RealPipelinesImportOrNameWhatTheyLack) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_import

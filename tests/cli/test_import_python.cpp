@@ -14,7 +14,7 @@
 #include "lib/stages/stage.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_import_python {
 namespace {
 
 namespace fs = std::filesystem;
@@ -283,4 +283,4 @@ TEST(ImportPython, PositionalArgumentsFollowTheRelease) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_import_python

@@ -17,7 +17,7 @@
 #include "lib/datasets/masks.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_labels_cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -557,4 +557,4 @@ TEST(LabelsCli, IouCropKeepsTheBoxesWhoseCentreItsWindowHoldsAndZoomOutShiftsThe
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_labels_cli

@@ -8,7 +8,7 @@
 
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_merge {
 namespace {
 
 namespace fs = std::filesystem;
@@ -113,4 +113,4 @@ TEST(Merge, FilesThatAreNotShardsOfOneRunAreRefused) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_merge

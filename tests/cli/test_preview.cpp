@@ -9,7 +9,7 @@
 
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_preview {
 namespace {
 
 namespace fs = std::filesystem;
@@ -197,4 +197,4 @@ TEST(Preview, PngSheetAndRefusals) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_preview

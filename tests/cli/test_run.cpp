@@ -24,7 +24,7 @@
 #include "lib/run/devices.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_run {
 namespace {
 
 using testing::list_files;
@@ -690,4 +690,4 @@ TEST(Run, OpenCvCodecsAreLoadedOnlyWhenNeeded) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_run

@@ -13,7 +13,7 @@
 #include "lib/run/tile.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_tile {
 namespace {
 
 namespace fs = std::filesystem;
@@ -140,4 +140,4 @@ TEST(Tile, BadSizesAndOverlapsAreUsageErrors) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_tile

@@ -11,7 +11,7 @@
 #include "lib/gpu/gpu.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_verify_cli {
 namespace {
 
 using testing::run_cli;
@@ -200,4 +200,4 @@ TEST(VerifyCli, DeviceListsAreCheckedAsRunChecksThem) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_verify_cli

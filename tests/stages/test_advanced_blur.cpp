@@ -18,7 +18,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_advanced_blur {
 namespace {
 
 using testing::compare;
@@ -272,4 +272,4 @@ TEST(AdvancedBlur, ImportsAdvancedBlurOneAndTwo) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_advanced_blur

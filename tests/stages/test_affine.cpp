@@ -18,7 +18,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_affine {
 namespace {
 
 using nlohmann::json;
@@ -286,4 +286,4 @@ TEST(Affine, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_affine

@@ -11,7 +11,7 @@
 #include "tests/stages/policy_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_auto_augment {
 namespace {
 
 using testing::one_stage;
@@ -67,4 +67,4 @@ TEST(AutoAugment, ParametersAreValidated) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_auto_augment

@@ -12,7 +12,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_autocontrast {
 namespace {
 
 using testing::run_both;
@@ -95,4 +95,4 @@ TEST(Autocontrast, ConstantAndFullRangeChannelsAreUnchanged) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_autocontrast

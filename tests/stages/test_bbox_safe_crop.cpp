@@ -17,7 +17,7 @@
 #include "tests/stages/label_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_bbox_safe_crop {
 namespace {
 
 using testing::compare;
@@ -284,4 +284,4 @@ TEST(BBoxSafeCrop, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_bbox_safe_crop

@@ -18,7 +18,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_box_blur {
 namespace {
 
 using testing::compare;
@@ -223,4 +223,4 @@ TEST(BoxBlur, ImportsBlurUnderEitherReleasesParameters) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_box_blur

@@ -17,7 +17,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_brightness_contrast {
 namespace {
 
 using testing::compare;
@@ -220,4 +220,4 @@ TEST(BrightnessContrast, ImportsRandomBrightnessContrastAndItsHalves) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_brightness_contrast

@@ -25,7 +25,7 @@
 #include "tests/stages/stage_cases.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_catalog {
 namespace {
 
 using nlohmann::json;
@@ -387,4 +387,4 @@ TEST_P(Describe, TextJsonAndSchemaNameEveryParameter) {
 INSTANTIATE_TEST_SUITE_P(Stages, Describe, ::testing::ValuesIn(every_name()), test_name);
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_catalog

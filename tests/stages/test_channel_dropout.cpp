@@ -19,7 +19,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_channel_dropout {
 namespace {
 
 using testing::compare;
@@ -196,4 +196,4 @@ TEST(ChannelDropout, CpuDriverEqualsTheKernelsForManyDraws) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_channel_dropout

@@ -7,7 +7,7 @@
 
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_channel_gain {
 namespace {
 
 using testing::run_cpu;
@@ -50,4 +50,4 @@ TEST(ChannelGain, AlphaUntouchedAndFloatClamped) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_channel_gain

@@ -12,7 +12,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_channel_shuffle {
 namespace {
 
 using testing::compare;
@@ -58,4 +58,4 @@ TEST(ChannelShuffle, CpuDriverEqualsTheKernelsForEveryDrawnOrder) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_channel_shuffle

@@ -19,7 +19,7 @@
 #include "lib/stages/color/lab8.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_clahe {
 namespace {
 
 using testing::compare;
@@ -209,4 +209,4 @@ TEST(Clahe, ImportsCLAHE) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_clahe

@@ -17,7 +17,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_coarse_dropout {
 namespace {
 
 using testing::compare;
@@ -141,4 +141,4 @@ TEST(CoarseDropout, ImportsCutoutWithItsOldParameters) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_coarse_dropout

@@ -12,7 +12,7 @@
 #include "lib/core/error.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_color_jitter {
 namespace {
 
 using testing::compare;
@@ -372,4 +372,4 @@ TEST(ColorJitter, ANegativeHueNumberIsItsMagnitudeAndBadRangesAreRefused) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_color_jitter

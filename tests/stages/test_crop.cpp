@@ -17,7 +17,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_crop {
 namespace {
 
 using testing::compare;
@@ -173,4 +173,4 @@ TEST(Crop, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_crop

@@ -17,7 +17,7 @@
 #include "tests/stages/label_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_crop_near_bbox {
 namespace {
 
 using testing::compare;
@@ -233,4 +233,4 @@ TEST(CropNearBbox, ImportsAlbumentations1xAnd2x) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_crop_near_bbox

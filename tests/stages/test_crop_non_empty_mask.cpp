@@ -17,7 +17,7 @@
 #include "tests/stages/label_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_crop_non_empty_mask {
 namespace {
 
 using testing::compare;
@@ -255,4 +255,4 @@ TEST(CropNonEmptyMask, ImportsAlbumentations) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_crop_non_empty_mask

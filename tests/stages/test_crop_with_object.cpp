@@ -18,7 +18,7 @@
 #include "tests/stages/label_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_crop_with_object {
 namespace {
 
 using testing::compare;
@@ -213,4 +213,4 @@ TEST(CropWithObject, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_crop_with_object

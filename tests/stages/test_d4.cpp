@@ -16,7 +16,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_d4 {
 namespace {
 
 using testing::compare;
@@ -106,4 +106,4 @@ TEST(D4, ImportsD4AndSquareSymmetry) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_d4

@@ -18,7 +18,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_downscale {
 namespace {
 
 using testing::compare;
@@ -303,4 +303,4 @@ TEST(Downscale, ImportsDownscale) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_downscale

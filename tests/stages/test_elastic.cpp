@@ -17,7 +17,7 @@
 #include "tests/stages/stage_runner.hpp"
 #include "tests/stages/unit_range_support.hpp"
 
-namespace aug {
+namespace aug::test_elastic {
 namespace {
 
 using testing::compare;
@@ -144,4 +144,4 @@ TEST(Elastic, IntegerImagesUseFixedPointWeights) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_elastic

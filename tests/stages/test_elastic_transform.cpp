@@ -20,7 +20,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_elastic_transform {
 namespace {
 
 using nlohmann::json;
@@ -177,4 +177,4 @@ TEST(ElasticTransform, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_elastic_transform

@@ -16,7 +16,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_emboss {
 namespace {
 
 using testing::compare;
@@ -175,4 +175,4 @@ TEST(Emboss, ImportsEmbossAndIAAEmboss) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_emboss

@@ -12,7 +12,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_equalize {
 namespace {
 
 using testing::run_both;
@@ -107,4 +107,4 @@ TEST(Equalize, SpreadsANarrowHistogramAndAgreesOnTheEmulatedDevice) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_equalize

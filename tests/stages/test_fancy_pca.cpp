@@ -17,7 +17,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_fancy_pca {
 namespace {
 
 using testing::compare;
@@ -154,4 +154,4 @@ TEST(FancyPca, ImportsFancyPCA) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_fancy_pca

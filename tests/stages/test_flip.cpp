@@ -12,7 +12,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_flip {
 namespace {
 
 using testing::compare;
@@ -89,4 +89,4 @@ INSTANTIATE_TEST_SUITE_P(TypesAndChannels, FlipIdentities, testing::geometry::ty
                          testing::geometry::type_and_channels_name);
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_flip

@@ -20,7 +20,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_fog {
 namespace {
 
 using testing::compare;
@@ -181,4 +181,4 @@ TEST(Fog, ImportsRandomFogOfBothVersions) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_fog

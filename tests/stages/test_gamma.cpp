@@ -13,7 +13,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_gamma {
 namespace {
 
 using testing::run_cpu;
@@ -62,4 +62,4 @@ TEST(Gamma, KnownValues) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_gamma

@@ -16,7 +16,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_gaussian_blur {
 namespace {
 
 using testing::compare;
@@ -165,4 +165,4 @@ INSTANTIATE_TEST_SUITE_P(TypesAndChannels, GaussianBlurIdentities, testing::geom
                          testing::geometry::type_and_channels_name);
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_gaussian_blur

@@ -12,7 +12,7 @@
 #include "tests/stages/stage_runner.hpp"
 #include "tests/stages/unit_range_support.hpp"
 
-namespace aug {
+namespace aug::test_gaussian_illumination {
 namespace {
 
 using testing::unit_range::constant;
@@ -112,4 +112,4 @@ TEST(GaussianIllumination, DefaultProbabilityIsKorniasHalf) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_gaussian_illumination

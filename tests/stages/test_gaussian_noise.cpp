@@ -18,7 +18,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_gaussian_noise {
 namespace {
 
 using testing::compare;
@@ -192,4 +192,4 @@ TEST(GaussianNoise, ImportsImgaugsAdditiveGaussianNoise) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_gaussian_noise

@@ -18,7 +18,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_glass_blur {
 namespace {
 
 using testing::compare;
@@ -213,4 +213,4 @@ TEST(GlassBlur, ImportsGlassBlur) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_glass_blur

@@ -11,7 +11,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_grayscale {
 namespace {
 
 using testing::expect_parity;
@@ -72,4 +72,4 @@ TEST(Grayscale, CpuDriverEqualsTheKernels) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_grayscale

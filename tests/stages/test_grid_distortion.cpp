@@ -16,7 +16,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_grid_distortion {
 namespace {
 
 using nlohmann::json;
@@ -149,4 +149,4 @@ TEST(GridDistortion, RefusesImagesSmallerThanTheGridAndNamesParameters) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_grid_distortion

@@ -15,7 +15,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_grid_dropout {
 namespace {
 
 using testing::compare;
@@ -177,4 +177,4 @@ TEST(GridDropout, ImportsBothReleasesParameters) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_grid_dropout

@@ -13,7 +13,7 @@
 #include "lib/core/error.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_hue_saturation_value {
 namespace {
 
 using testing::compare;
@@ -159,4 +159,4 @@ TEST(HueSaturationValue, RefusesWhatIsNotEightBitColour) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_hue_saturation_value

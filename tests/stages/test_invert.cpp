@@ -6,7 +6,7 @@
 
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_invert {
 namespace {
 
 using testing::compare;
@@ -68,4 +68,4 @@ TEST(Invert, TwiceIsTheIdentity) {
 TEST(Invert, CpuDriverEqualsTheKernels) { expect_parity(kInvert, {DType::U8, DType::U16, DType::F32}, {1, 3, 4}); }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_invert

@@ -19,7 +19,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/label_support.hpp"
 
-namespace aug {
+namespace aug::test_iou_crop {
 namespace {
 
 using testing::compare;
@@ -441,4 +441,4 @@ TEST(IouCrop, ParametersAreValidated) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_iou_crop

@@ -22,7 +22,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_iso_noise {
 namespace {
 
 using testing::compare;
@@ -246,4 +246,4 @@ TEST(IsoNoise, DefaultsToHalfAndImports) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_iso_noise

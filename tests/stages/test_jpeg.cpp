@@ -20,7 +20,7 @@
 #include "tests/stages/stage_runner.hpp"
 #include "tests/stages/unit_range_support.hpp"
 
-namespace aug {
+namespace aug::test_jpeg {
 namespace {
 
 using testing::compare;
@@ -217,4 +217,4 @@ TEST(Jpeg, KorniaModeMatchesTheFormulas) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_jpeg

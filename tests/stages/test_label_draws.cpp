@@ -2,7 +2,7 @@
 // again in the pixels where their labels say, before and after a geometric pipeline.
 #include "tests/stages/label_support.hpp"
 
-namespace aug::testing {
+namespace aug::testing::test_label_draws {
 namespace {
 
 using labelled::draw_objects;
@@ -44,4 +44,4 @@ TEST(LabelDraws, MovedBoxesMatchTheObjectsInTheOutputOnBothBackends) {
 }
 
 }  // namespace
-}  // namespace aug::testing
+}  // namespace aug::testing::test_label_draws

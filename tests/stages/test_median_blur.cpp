@@ -12,7 +12,7 @@
 #include "lib/core/error.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_median_blur {
 namespace {
 
 using testing::compare;
@@ -160,4 +160,4 @@ TEST(MedianBlur, ParameterErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_median_blur

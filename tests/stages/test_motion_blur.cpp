@@ -13,7 +13,7 @@
 
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_motion_blur {
 namespace {
 
 using testing::compare;
@@ -139,4 +139,4 @@ TEST(MotionBlur, DrawsCoverSizesAnglesDirectionsAndShifts) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_motion_blur

@@ -18,7 +18,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_multiplicative_noise {
 namespace {
 
 using testing::compare;
@@ -164,4 +164,4 @@ TEST(MultiplicativeNoise, DefaultsToHalfAndImports) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_multiplicative_noise

@@ -16,7 +16,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_optical_distortion {
 namespace {
 
 using nlohmann::json;
@@ -219,4 +219,4 @@ TEST(OpticalDistortion, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_optical_distortion

@@ -13,7 +13,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_pad {
 namespace {
 
 using testing::compare;
@@ -101,4 +101,4 @@ TEST(Pad, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_pad

@@ -5,7 +5,7 @@
 
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_parity {
 namespace {
 
 using testing::compare;
@@ -26,4 +26,4 @@ TEST(Parity, ChainedPipelineOnPhotographs) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_parity

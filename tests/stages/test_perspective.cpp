@@ -22,7 +22,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_perspective {
 namespace {
 
 using nlohmann::json;
@@ -307,4 +307,4 @@ TEST(Perspective, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_perspective

@@ -16,7 +16,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_piecewise_affine {
 namespace {
 
 using nlohmann::json;
@@ -179,4 +179,4 @@ TEST(PiecewiseAffine, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_piecewise_affine

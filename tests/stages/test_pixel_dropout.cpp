@@ -16,7 +16,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_pixel_dropout {
 namespace {
 
 using testing::compare;
@@ -133,4 +133,4 @@ TEST(PixelDropout, ImportsDropValueInPixelsOrNone) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_pixel_dropout

@@ -13,7 +13,7 @@
 #include "tests/stages/stage_runner.hpp"
 #include "tests/stages/unit_range_support.hpp"
 
-namespace aug {
+namespace aug::test_planckian_jitter {
 namespace {
 
 using testing::compare;
@@ -81,4 +81,4 @@ TEST(PlanckianJitter, IntegerImagesAndGrayscale) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_planckian_jitter

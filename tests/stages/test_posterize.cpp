@@ -12,7 +12,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_posterize {
 namespace {
 
 using testing::run_cpu;
@@ -57,4 +57,4 @@ TEST(Posterize, DrawsEveryBitCountOfTheRange) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_posterize

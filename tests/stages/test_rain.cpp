@@ -18,7 +18,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_rain {
 namespace {
 
 using testing::compare;
@@ -236,4 +236,4 @@ TEST(Rain, ImportsRandomRainOfBothVersions) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_rain

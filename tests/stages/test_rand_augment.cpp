@@ -11,7 +11,7 @@
 #include "tests/stages/policy_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_rand_augment {
 namespace {
 
 using testing::one_stage;
@@ -75,4 +75,4 @@ TEST(RandAugment, ParametersAreValidated) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_rand_augment

@@ -13,7 +13,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_random_crop_from_borders {
 namespace {
 
 using testing::compare;
@@ -131,4 +131,4 @@ TEST(RandomCropFromBorders, ImportsAlbumentations) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_random_crop_from_borders

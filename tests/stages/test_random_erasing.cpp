@@ -18,7 +18,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_random_erasing {
 namespace {
 
 using testing::compare;
@@ -158,4 +158,4 @@ TEST(RandomErasing, ConstantFillsEqualTheKernels) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_random_erasing

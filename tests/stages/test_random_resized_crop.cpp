@@ -11,7 +11,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_random_resized_crop {
 namespace {
 
 using testing::compare;
@@ -83,4 +83,4 @@ INSTANTIATE_TEST_SUITE_P(TypesAndChannels, RandomResizedCropIdentities, testing:
                          testing::geometry::type_and_channels_name);
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_random_resized_crop

@@ -15,7 +15,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_random_sized_crop {
 namespace {
 
 using testing::compare;
@@ -142,4 +142,4 @@ TEST(RandomSizedCrop, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_random_sized_crop

@@ -11,7 +11,7 @@
 #include "tests/stages/stage_cases.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_region_decode {
 namespace {
 
 TEST(RegionDecode, EveryDeclaredCaseGivesTheOutputsOfTheWholeDecode) {
@@ -82,4 +82,4 @@ TEST(RegionDecode, TheWindowIsWhatTheCopiesRead) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_region_decode

@@ -16,7 +16,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_resize {
 namespace {
 
 using testing::compare;
@@ -202,4 +202,4 @@ TEST(Resize, NearestEqualsTheKernels) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_resize

@@ -11,7 +11,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_rgb_shift {
 namespace {
 
 using testing::compare;
@@ -75,4 +75,4 @@ TEST(RgbShift, ANumberIsASymmetricRangeAndTheDefaultIsTwentyLevels) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_rgb_shift

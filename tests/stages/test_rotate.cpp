@@ -16,7 +16,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_rotate {
 namespace {
 
 using nlohmann::json;
@@ -129,4 +129,4 @@ TEST(Rotate, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_rotate

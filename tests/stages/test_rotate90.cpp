@@ -11,7 +11,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_rotate90 {
 namespace {
 
 using testing::compare;
@@ -111,4 +111,4 @@ TEST(Rotate90, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_rotate90

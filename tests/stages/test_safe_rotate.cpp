@@ -15,7 +15,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_safe_rotate {
 namespace {
 
 using nlohmann::json;
@@ -166,4 +166,4 @@ TEST(SafeRotate, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_safe_rotate

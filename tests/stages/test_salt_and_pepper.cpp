@@ -16,7 +16,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_salt_and_pepper {
 namespace {
 
 using testing::compare;
@@ -147,4 +147,4 @@ TEST(SaltAndPepper, DefaultsToHalfAndImports) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_salt_and_pepper

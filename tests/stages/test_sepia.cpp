@@ -19,7 +19,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_sepia {
 namespace {
 
 using testing::color::at;
@@ -224,4 +224,4 @@ TEST(Sepia, ImportsToSepiaFromBothReleases) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_sepia

@@ -20,7 +20,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_shadow {
 namespace {
 
 using testing::compare;
@@ -229,4 +229,4 @@ TEST(Shadow, RejectsABackwardRegionAndDefaultsToHalf) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_shadow

@@ -17,7 +17,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_sharpen {
 namespace {
 
 using testing::compare;
@@ -178,4 +178,4 @@ TEST(Sharpen, ImportsSharpenAndIAASharpen) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_sharpen

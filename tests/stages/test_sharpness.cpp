@@ -7,7 +7,7 @@
 
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_sharpness {
 namespace {
 
 using testing::compare;
@@ -153,4 +153,4 @@ TEST(Sharpness, RangesAreDrawnUniformly) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_sharpness

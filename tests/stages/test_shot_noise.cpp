@@ -16,7 +16,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_shot_noise {
 namespace {
 
 using testing::compare;
@@ -151,4 +151,4 @@ TEST(ShotNoise, ScaleIsUniformDefaultsToHalfAndImports) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_shot_noise

@@ -20,7 +20,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_snow {
 namespace {
 
 using testing::compare;
@@ -195,4 +195,4 @@ TEST(Snow, ImportsRandomSnowOfBothVersionsAndRefusesTexture) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_snow

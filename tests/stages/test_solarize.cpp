@@ -9,7 +9,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_solarize {
 namespace {
 
 using testing::run_cpu;
@@ -56,4 +56,4 @@ TEST(Solarize, DrawsThresholdsUniformlyInTheRange) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_solarize

@@ -22,7 +22,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_spatter {
 namespace {
 
 using testing::compare;
@@ -237,4 +237,4 @@ TEST(Spatter, ImportsSpatterOfBothVersions) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_spatter

@@ -22,7 +22,7 @@
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_sun_flare {
 namespace {
 
 using testing::compare;
@@ -280,4 +280,4 @@ TEST(SunFlare, ImportsRandomSunFlareOfBothVersions) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_sun_flare

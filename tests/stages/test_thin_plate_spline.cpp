@@ -19,7 +19,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_thin_plate_spline {
 namespace {
 
 using nlohmann::json;
@@ -238,4 +238,4 @@ TEST(ThinPlateSpline, ErrorsNameTheParameter) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_thin_plate_spline

@@ -17,7 +17,7 @@
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_tone_curve {
 namespace {
 
 using testing::color::at;
@@ -185,4 +185,4 @@ TEST(ToneCurve, ImportsRandomToneCurve) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_tone_curve

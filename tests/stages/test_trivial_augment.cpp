@@ -12,7 +12,7 @@
 #include "tests/stages/policy_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_trivial_augment {
 namespace {
 
 using testing::one_stage;
@@ -61,4 +61,4 @@ TEST(TrivialAugment, ParametersAreValidated) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_trivial_augment

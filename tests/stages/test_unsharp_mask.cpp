@@ -19,7 +19,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_unsharp_mask {
 namespace {
 
 using testing::compare;
@@ -253,4 +253,4 @@ TEST(UnsharpMask, ImportsUnsharpMask) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_unsharp_mask

@@ -17,7 +17,7 @@
 #include "lib/stages/engines/warp.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_warp {
 namespace {
 
 using testing::compare;
@@ -338,4 +338,4 @@ TEST(WarpEngine, SixteenBitAndFloatPerspectiveEqualCvWarpPerspective) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_warp

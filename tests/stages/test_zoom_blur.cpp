@@ -16,7 +16,7 @@
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/stage_runner.hpp"
 
-namespace aug {
+namespace aug::test_zoom_blur {
 namespace {
 
 using testing::compare;
@@ -208,4 +208,4 @@ TEST(ZoomBlur, ImportsZoomBlur) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_zoom_blur

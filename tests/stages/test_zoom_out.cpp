@@ -15,7 +15,7 @@
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/label_support.hpp"
 
-namespace aug {
+namespace aug::test_zoom_out {
 namespace {
 
 using testing::compare;
@@ -149,4 +149,4 @@ TEST(ZoomOut, ParametersAreValidated) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_zoom_out

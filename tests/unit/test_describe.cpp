@@ -12,7 +12,7 @@
 #include "lib/stages/stage.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_describe {
 namespace {
 
 // Every stage's parameters in `describe`, its JSON and the schema, its bounds and its declared
@@ -88,4 +88,4 @@ TEST(StageKit, EveryStageLivesInItsFamilyWithItsArithmeticAndItsTests) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_describe

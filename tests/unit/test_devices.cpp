@@ -6,7 +6,7 @@
 #include "lib/gpu/gpu.hpp"
 #include "lib/run/devices.hpp"
 
-namespace aug {
+namespace aug::test_devices {
 namespace {
 
 std::string thrown(const std::string& text) {
@@ -118,4 +118,4 @@ TEST(Devices, WorkersAreSpreadOverTheDevicesOfASet) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_devices

@@ -12,7 +12,7 @@
 #include "lib/gpu/device_api.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_gpu_backend {
 namespace {
 
 class RecordingApi final : public gpu::DeviceApi {
@@ -252,4 +252,4 @@ TEST(GpuBackend, EmulatedDeviceIsTheDefaultWithoutCuda) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_gpu_backend

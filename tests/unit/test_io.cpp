@@ -14,7 +14,7 @@
 #include "lib/io/probe.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_io {
 namespace {
 
 using testing::compare;
@@ -472,4 +472,4 @@ TEST(Decode, ARegionStillChecksTheWholeFile) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_io

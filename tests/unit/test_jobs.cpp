@@ -12,7 +12,7 @@
 #include "lib/run/jobs.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_jobs {
 namespace {
 
 TEST(NameTemplate, RendersAndValidates) {
@@ -136,4 +136,4 @@ TEST(AtomicWrite, AManifestBeingWrittenSurvivesAnotherProcesssCleanup) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_jobs

@@ -21,7 +21,7 @@
 #include "lib/io/files.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_jpeg_codec {
 namespace {
 
 namespace fs = std::filesystem;
@@ -280,4 +280,4 @@ TEST(JpegCodec, TheRunnerTakesOnlyWhatDecodeImageDecodesAsIs) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_jpeg_codec

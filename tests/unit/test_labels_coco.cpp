@@ -16,7 +16,7 @@
 #include "lib/datasets/rle.hpp"
 #include "lib/io/files.hpp"
 
-namespace aug {
+namespace aug::test_labels_coco {
 namespace {
 
 using json = nlohmann::json;
@@ -97,7 +97,7 @@ struct Fixture {
     file = dir.path() / "in" / name;
     write_text(file, doc.dump(2));
   }
-  std::unique_ptr<Format> format(std::uint32_t copies = 1) const {
+  std::unique_ptr<labels::Format> format(std::uint32_t copies = 1) const {
     FormatOptions o;
     o.copies = copies;
     return make_coco_format(file, o);
@@ -469,4 +469,4 @@ TEST(CocoLabels, WritesFromManyThreadsAtOnce) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_labels_coco

@@ -17,7 +17,7 @@
 #include "lib/run/devices.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_labels_geometry {
 namespace {
 
 using labels::Box;
@@ -423,4 +423,4 @@ TEST(OrientedBoxes, AFieldGivesTheSmallestRectangleAroundTheMovedOutline) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_labels_geometry

@@ -17,7 +17,7 @@
 #include "lib/io/codec.hpp"
 #include "lib/datasets/masks.hpp"
 
-namespace aug {
+namespace aug::test_labels_masks {
 namespace {
 
 namespace fs = std::filesystem;
@@ -390,4 +390,4 @@ TEST(MaskFolder, NotAFolderIsUsageError) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_labels_masks

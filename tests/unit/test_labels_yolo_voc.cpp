@@ -13,7 +13,7 @@
 #include "lib/core/error.hpp"
 #include "lib/datasets/format.hpp"
 
-namespace aug {
+namespace aug::test_labels_yolo_voc {
 namespace {
 
 namespace fs = std::filesystem;
@@ -607,4 +607,4 @@ TEST(VocLabels, ParsesEntitiesCdataAndSelfClosingElements) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_labels_yolo_voc

@@ -12,7 +12,7 @@
 
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_layers {
 namespace {
 
 namespace fs = std::filesystem;
@@ -196,4 +196,4 @@ TEST(Layers, APlantedUpwardIncludeFails) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_layers

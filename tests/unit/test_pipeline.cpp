@@ -4,7 +4,7 @@
 #include "lib/core/error.hpp"
 #include "lib/pipeline/pipeline.hpp"
 
-namespace aug {
+namespace aug::test_pipeline {
 namespace {
 
 // The first error of `text` as p.json (or, with `yaml`, as p.yaml), "(no error)" when it loads.
@@ -370,4 +370,4 @@ TEST(PipelineShrink, TheDecodeBlockIsValidated) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_pipeline

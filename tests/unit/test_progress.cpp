@@ -5,7 +5,7 @@
 
 #include "lib/run/progress.hpp"
 
-namespace aug {
+namespace aug::test_progress {
 namespace {
 
 TEST(Progress, EtaIsShortAndUnknownWhenItCannotBeTold) {
@@ -47,4 +47,4 @@ TEST(Progress, ANarrowTerminalGetsTheCountsWithoutABar) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_progress

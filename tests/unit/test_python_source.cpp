@@ -10,7 +10,7 @@
 #include "lib/pipeline/python_source.hpp"
 #include "lib/stages/stage.hpp"
 
-namespace aug {
+namespace aug::test_python_source {
 namespace {
 
 using py::Value;
@@ -203,4 +203,4 @@ TEST(PythonSource, EveryImportedTransformHasASignature) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_python_source

@@ -6,7 +6,7 @@
 #include "kernels/core/host_simd.hpp"
 #include "lib/core/rng.hpp"
 
-namespace aug {
+namespace aug::test_rng {
 namespace {
 
 // Known-answer vectors of Philox4x32-10 published with Random123 (kat_vectors).
@@ -121,4 +121,4 @@ TEST(Uniform01f, IsExactAndBelowOne) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_rng

@@ -7,7 +7,7 @@
 #include "lib/core/error.hpp"
 #include "lib/run/shard.hpp"
 
-namespace aug {
+namespace aug::test_shard {
 namespace {
 
 Environment env(std::map<std::string, std::string> vars) {
@@ -142,4 +142,4 @@ TEST(Shard, OutsideAJobArrayTheErrorListsWhatWasLookedFor) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_shard

@@ -16,7 +16,7 @@
 #include "lib/stages/stage.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_strict_device {
 namespace {
 
 // `text` contains `part`; the message shows the whole text.
@@ -295,4 +295,4 @@ TEST(StrictDevice, EventsTellTimeOnlyAfterTheirSync) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_strict_device

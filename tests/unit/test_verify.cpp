@@ -9,7 +9,7 @@
 #include "lib/verify/verify.hpp"
 #include "tests/support/testing.hpp"
 
-namespace aug {
+namespace aug::test_verify {
 namespace {
 
 Image noise(int w, int h, int c, std::uint32_t seed) { return testing::random_image({w, h, c, DType::U8}, seed); }
@@ -347,4 +347,4 @@ TEST(Verify, DeviceJpegComparesTheCodecOnEachDevice) {
 }
 
 }  // namespace
-}  // namespace aug
+}  // namespace aug::test_verify
