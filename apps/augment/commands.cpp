@@ -60,6 +60,23 @@ const CLI::Validator kSeedCheck(
     },
     "SEED", "non-negative");
 
+// --balance's plan in the --log-format json summary: null without one.
+nlohmann::json balance_json(const RunSummary& s) {
+  if (!s.balance) return nullptr;
+  nlohmann::json classes = nlohmann::json::array();
+  for (const BalanceClass& c : s.balance->classes)
+    classes.push_back({{"class", c.name},
+                       {"images", c.images},
+                       {"input_frequency", c.input_frequency},
+                       {"repeat", c.repeat},
+                       {"outputs", c.outputs},
+                       {"output_frequency", c.output_frequency}});
+  return {{"method", s.balance->spec.describe()},
+          {"inputs", s.balance->inputs},
+          {"outputs", s.balance->outputs},
+          {"classes", classes}};
+}
+
 }  // namespace
 
 Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), global_(global) {
@@ -79,7 +96,7 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
       ->check(CLI::Range(1, 100));
   run_->add_option("--name", run_options_.name,
                    "output name template: {stem}, {ext}, {copy} (default {stem}{ext}, or {stem}_{copy}{ext} with "
-                   "--copies > 1)");
+                   "--copies > 1 or --balance)");
   auto* overwrite = run_->add_flag("--overwrite", run_options_.overwrite, "replace files in a non-empty output folder");
   run_->add_flag("--resume", run_options_.resume, "keep outputs that are already complete, make the others")
       ->excludes(overwrite);
@@ -105,6 +122,14 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
                  "--device cpu");
   run_->add_option("--labels", run_options_.labels,
                    "labels that move with the pixels: yolo, yolo-obb, dota, voc or coco=FILE (docs/labels.md)");
+  auto* balance = run_->add_option("--balance", balance_,
+                   "class-balanced copies from the labels: repeat-factor[:T] gives an image --copies x max(1, "
+                   "sqrt(T / f)) over its classes (f: the fraction of images with the class; T default 0.001), "
+                   "rounded stochastically (docs/labels.md)");
+  run_->add_option("--copies-per-class", copies_per_class_,
+                   "class-balanced copies from a file of targets ({\"CLASS\": COPIES} or lines CLASS COPIES): an image "
+                   "gets the largest target among its classes, --copies without one")
+      ->excludes(balance);
   run_->add_option("--masks", masks_, "folder of segmentation masks, one per image by relative path and stem");
   run_->add_option("--mask-suffix", run_options_.mask_suffix, "what replaces an image's extension to name its mask")
       ->capture_default_str();
@@ -261,6 +286,8 @@ Exit Commands::run() {
   if (!manifest_.empty()) o.manifest = manifest_;
   if (!masks_.empty()) o.masks = masks_;
   if (!masks_output_.empty()) o.masks_output = masks_output_;
+  if (!balance_.empty()) o.balance = parse_balance(balance_);
+  if (!copies_per_class_.empty()) o.balance = read_copies_per_class(copies_per_class_);
   const bool terminal = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO) && !std::getenv("CI");
   o.progress = progress_ == "always" || progress_ == "plain" || (progress_ == "auto" && !o.dry_run);
   if (progress_ == "plain" || (progress_ == "auto" && !terminal)) o.progress_every = progress_every_;
@@ -294,6 +321,7 @@ Exit Commands::run() {
                                 {"unmatched_labels", s.unmatched_labels},
                                 {"unknown_classes", unknown},
                                 {"jpeg_on_cpu", s.jpeg_on_cpu},
+                                {"balance", balance_json(s)},
                                 {"exit_code", static_cast<int>(s.exit_code())}}
                      .dump()
               << std::endl;

@@ -46,7 +46,7 @@ class Commands {
 
   // run
   std::string pipeline_, input_, output_, device_ = "auto", progress_ = "auto", shard_, manifest_, masks_,
-      masks_output_;
+      masks_output_, balance_, copies_per_class_;
   RunOptions run_options_;
   std::optional<std::uint64_t> seed_;
   std::optional<int> shards_;

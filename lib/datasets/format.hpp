@@ -15,7 +15,7 @@
 namespace aug::labels {
 
 struct FormatOptions {
-  std::uint32_t copies = 1;  // outputs per input (--copies)
+  std::uint32_t copies = 1;  // outputs per input (--copies); 0: it varies (--balance)
   // YOLO pose rows: keypoints per object and values per keypoint (2: x y, 3: x y v), as
   // Ultralytics' kpt_shape; 0 keypoints: rows are boxes (5 values) or segments (1 + 2n).
   int keypoints = 0, keypoint_dims = 3;

@@ -80,11 +80,16 @@ void check_locations(const RunOptions& o) {
   }
 }
 
-std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOptions& o) {
-  const std::string default_name = o.copies > 1 ? "{stem}_{copy}{ext}" : "{stem}{ext}";
+// `copies`: each input's copies (--balance), else --copies for every input.
+std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const std::vector<std::uint32_t>& copies,
+                           const RunOptions& o) {
+  // With --balance, inputs get different copies: names carry the copy whatever the count.
+  const bool several = o.copies > 1 || o.balance.on();
+  const std::string default_name = several ? "{stem}_{copy}{ext}" : "{stem}{ext}";
   const NameTemplate name = NameTemplate::parse(o.name.empty() ? default_name : o.name);
-  if (o.copies > 1 && !name.uses_copy())
-    throw UsageError("--name \"" + name.text() + "\" has no {copy}: the " + std::to_string(o.copies) +
+  const std::uint32_t most = copies.empty() ? 0 : *std::max_element(copies.begin(), copies.end());
+  if (most > 1 && !name.uses_copy())
+    throw UsageError("--name \"" + name.text() + "\" has no {copy}: the " + std::to_string(most) +
                      " copies of an image would overwrite each other");
   std::optional<Format> format;
   if (o.format != "keep") format = format_for_extension("." + o.format);
@@ -100,7 +105,7 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const RunOption
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const fs::path rel(inputs[i].rel);
     const std::string ext = format ? format_extension(*format) : rel.extension().string();
-    for (std::uint32_t c = 0; c < o.copies; ++c) {
+    for (std::uint32_t c = 0; c < copies[i]; ++c) {
       const std::string out_rel = (rel.parent_path() / name.render(rel.stem().string(), ext, c)).generic_string();
       const auto [it, fresh] = owner.emplace(out_rel, i);
       if (!fresh)
@@ -190,6 +195,12 @@ class Stream {
                    "the full-size decode");
       shrink_ = false;
     }
+  }
+
+  // --balance: each input's copies and repeat factor, recorded in its outputs' manifest lines.
+  void record_balance(std::vector<std::uint32_t> copies, std::vector<double> repeat) {
+    copies_ = std::move(copies);
+    repeat_ = std::move(repeat);
   }
 
   // Class ids of the objects read that the dataset's names do not have, with their counts.
@@ -456,6 +467,7 @@ class Stream {
     if (pipeline_.decode_rules().shrink)
       entry["decode"] = {{"scale", "1/" + std::to_string(shrink)}, {"size", {plan.in.width, plan.in.height}}};
     entry["stages"] = plan.record;
+    if (!repeat_.empty()) entry["balance"] = {{"copies", copies_[job.input]}, {"repeat", repeat_[job.input]}};
     std::lock_guard lk(m_);
     records_[j] = std::move(entry);
   }
@@ -547,6 +559,8 @@ class Stream {
   std::vector<std::size_t> images_on_;  // outputs augmented per device (under m_)
   ManifestWriter* manifest_;
   std::uint64_t seed_;
+  std::vector<std::uint32_t> copies_;  // --balance: per input
+  std::vector<double> repeat_;
   int workers_;
   std::size_t cap_;
 
@@ -631,16 +645,44 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw UsageError("--shard K/N needs 0 <= K < N");
 
-  std::vector<InputFile> inputs;
-  for (auto& f : list_inputs(o.input))
-    if (in_shard(f.rel, o.shard_index, o.shard_count)) inputs.push_back(std::move(f));
-  summary.inputs = inputs.size();
+  std::vector<InputFile> inputs = list_inputs(o.input);
   check_locations(o);
-  std::vector<Job> jobs = plan_jobs(inputs, o);
+  if (o.balance.on() && o.labels.empty())
+    throw UsageError(std::string(o.balance.kind == BalanceSpec::Kind::repeat_factor ? "--balance" : "--copies-per-class") +
+                     " needs the labels: pass --labels (yolo, voc, coco=FILE, ...)");
   const labels::LabelRules& rules = pipeline.label_rules();
   std::unique_ptr<labels::Format> format;
+  // With --balance the inputs' copies differ (copies 0: COCO renumbers the image ids).
   if (!o.labels.empty())
-    format = labels::make_format(o.labels, {o.copies, rules.keypoints, rules.keypoint_dims, o.input});
+    format = labels::make_format(o.labels, {o.balance.on() ? 0u : o.copies, rules.keypoints, rules.keypoint_dims, o.input});
+
+  // Every input's copies, planned over the whole input list so that every shard plans the same.
+  std::vector<std::uint32_t> copies(inputs.size(), o.copies);
+  std::vector<double> repeat;
+  if (o.balance.on()) {
+    summary.balance = plan_balance(o.balance, inputs, *format, o.copies, summary.seed);
+    copies = summary.balance->copies;
+    repeat = summary.balance->repeat;
+    for (const std::string& line : summary.balance->table()) {
+      if (o.dry_run && o.listing) *o.listing << line << "\n";
+      else spdlog::info("{}", line);
+    }
+  }
+  {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!in_shard(inputs[i].rel, o.shard_index, o.shard_count)) continue;
+      if (kept != i) inputs[kept] = std::move(inputs[i]);
+      copies[kept] = copies[i];
+      if (!repeat.empty()) repeat[kept] = repeat[i];
+      ++kept;
+    }
+    inputs.resize(kept);
+    copies.resize(kept);
+    if (!repeat.empty()) repeat.resize(kept);
+  }
+  summary.inputs = inputs.size();
+  std::vector<Job> jobs = plan_jobs(inputs, copies, o);
   std::optional<labels::MaskFolder> masks;
   if (o.masks) masks.emplace(*o.masks, o.mask_suffix);
   check_label_outputs(jobs, o, format.get());
@@ -706,6 +748,7 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
 
   Stream stream(pipeline, o, inputs, jobs, devices, manifest.get(), summary.seed, workers, format.get(),
                 masks ? &*masks : nullptr);
+  if (!repeat.empty()) stream.record_balance(copies, repeat);
   stream.run(summary);
   summary.unknown_classes = stream.unknown_classes();
   if (const auto& u = summary.unknown_classes; !u.empty()) {

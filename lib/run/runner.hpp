@@ -22,12 +22,14 @@
 #include "lib/run/devices.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/pipeline/pipeline.hpp"
+#include "lib/run/balance.hpp"
 
 namespace aug {
 
 struct RunOptions {
   std::filesystem::path input, output;
   std::uint32_t copies = 1;
+  BalanceSpec balance;                // --balance / --copies-per-class: copies from the labels' classes
   std::optional<std::uint64_t> seed;  // overrides the pipeline's
   int threads = 0;                    // 0: every core
   std::string format = "keep";        // keep, jpg, png, webp, tiff, bmp
@@ -76,6 +78,7 @@ struct RunSummary {
   std::vector<std::string> unmatched_labels;  // --labels coco=FILE: its images that match no input
   std::map<std::int64_t, std::size_t> unknown_classes;  // class ids not among the dataset's names -> objects
   std::uint64_t seed = 0;
+  std::optional<BalancePlan> balance;  // --balance / --copies-per-class: the plan (over every input)
   std::size_t jpeg_on_cpu = 0;     // --device-jpeg: JPEG inputs and outputs the CPU codec handled instead
 
   Exit exit_code() const;
