@@ -14,6 +14,8 @@
 #include <opencv2/core.hpp>
 
 #include "lib/core/error.hpp"
+#include "lib/pipeline/albumentations.hpp"
+#include "lib/pipeline/python_import.hpp"
 #include "tests/stages/geometry_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
@@ -170,6 +172,56 @@ TEST(Crop, ErrorsNameTheParameter) {
   const std::string crop3 =
       testing::geometry::parse_error(R"({"stage": "crop", "size": 4, "padding": [1, 2, 3, 4, 5]})");
   EXPECT_NE(crop3.find("/stages/0/padding"), std::string::npos) << crop3;
+}
+
+TEST(Crop, OriginPlacesTheWindowAsAlbumentationsCrop) {
+  const Image im = testing::random_image({37, 23, 3, DType::U8}, 5);
+  // Albumentations' Crop(x_min=4, y_min=6, x_max=30, y_max=21): img[6:21, 4:30].
+  const testing::Both b = testing::run_both(testing::one_stage(R"({"stage": "crop", "size": [26, 15], "origin": [4, 6]})"), im);
+  EXPECT_EQ(compare(b.cpu, from_mat(mat(im)(cv::Rect(4, 6, 26, 15)))).count, 0u);
+  EXPECT_EQ(compare(b.cpu, b.emulated).count, 0u);
+  // Reaching the far corner exactly is allowed; one pixel more is the file's error, naming the window.
+  EXPECT_NO_THROW(testing::run_cpu(R"({"stage": "crop", "size": [26, 15], "origin": [11, 8]})", im));
+  try {
+    testing::run_cpu(R"({"stage": "crop", "size": [26, 15], "origin": [12, 8]})", im);
+    ADD_FAILURE() << "a window past the image was cut";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("at (12, 8) reaches past the image (37x23)"), std::string::npos) << e.what();
+  }
+  // origin places the window: position is not drawn.
+  const Image a = testing::run_cpu(R"({"stage": "crop", "size": [5, 5], "origin": [3, 2], "position": "random"})", im, "a.png");
+  EXPECT_EQ(compare(a, from_mat(mat(im)(cv::Rect(3, 2, 5, 5)))).count, 0u);
+}
+
+TEST(Crop, ImportsAlbumentationsCrop) {
+  const auto import_one = [](const std::string& version, const std::string& transform) {
+    const std::string text = R"({"__version__": ")" + version +
+                             R"(", "transform": {"__class_fullname__": "Compose", "p": 1.0, "transforms": [)" + transform +
+                             "]}}";
+    return import_albumentations(nlohmann::json::parse(text), "t.json").pipeline["stages"][0];
+  };
+  auto s = import_one("1.3.1", R"({"__class_fullname__": "Crop", "x_min": 10, "y_min": 5, "x_max": 110, "y_max": 65, "p": 1.0})");
+  EXPECT_EQ(s["stage"], "crop");
+  EXPECT_EQ(s["size"], nlohmann::json::parse("[100, 60]"));
+  EXPECT_EQ(s["origin"], nlohmann::json::parse("[10, 5]"));
+  EXPECT_NO_THROW(testing::one_stage(s.dump()));
+  // 2.x's defaults: (0, 0) to (1024, 1024).
+  s = import_one("2.0.8", R"({"__class_fullname__": "Crop", "pad_if_needed": false, "p": 1.0})");
+  EXPECT_EQ(s["size"], nlohmann::json::parse("[1024, 1024]"));
+  EXPECT_EQ(s["origin"], nlohmann::json::parse("[0, 0]"));
+  EXPECT_THROW(import_one("2.0.8", R"({"__class_fullname__": "Crop", "x_max": 10, "y_max": 10, "pad_if_needed": true, "p": 1.0})"),
+               PipelineError);
+  EXPECT_THROW(import_one("2.0.8", R"({"__class_fullname__": "Crop", "x_min": 10, "x_max": 10, "p": 1.0})"), PipelineError);
+  // From Python source, positionally as 1.x and 2.x read them.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "augment-test-crop";
+  std::filesystem::create_directories(dir);
+  testing::write_text(dir / "t.py", "import albumentations as A\nt = A.Compose([A.Crop(2, 3, 50, 40), A.Crop(y_max=20, x_max=30, p=0.5)])\n");
+  const auto imported = import_albumentations_python((dir / "t.py").string(), "");
+  EXPECT_EQ(imported.pipeline["stages"][0]["size"], nlohmann::json::parse("[48, 37]"));
+  EXPECT_EQ(imported.pipeline["stages"][0]["origin"], nlohmann::json::parse("[2, 3]"));
+  EXPECT_EQ(imported.pipeline["stages"][1]["size"], nlohmann::json::parse("[30, 20]"));
+  EXPECT_EQ(imported.pipeline["stages"][1]["p"], 0.5);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

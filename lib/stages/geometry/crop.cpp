@@ -28,6 +28,13 @@ const Choice<Position> kPosition{
     {},
     Position::Center,
     {.name = "position", .doc = "where the window sits; random: uniform over every position that fits", .random = true}};
+const Param<IntPair> kOrigin{{.name = "origin",
+                              .doc = "the window's top-left corner in the (padded) image; when given, position is "
+                                     "not used (Albumentations' Crop)",
+                              .optional = true,
+                              .min = Bound{0},
+                              .max = Bound{65535},
+                              .elements = "[x, y]"}};
 const Param<std::vector<std::int64_t>> kPadding = padding_param(
     "pixels added on each side before cropping: n, [left/right, top/bottom] or [left, top, right, bottom]", 0);
 const Param<bool> kPadIfNeeded{{.name = "pad_if_needed",
@@ -43,17 +50,17 @@ const StageSpec& crop_spec() {
   static const StageSpec spec{
       .name = "crop",
       .family = "geometry",
-      .summary = "Cut a width x height window from the centre or from a uniformly random position, after optional "
-                 "padding (torchvision RandomCrop's padding and pad_if_needed).",
+      .summary = "Cut a width x height window from the centre, from a uniformly random position or from a given "
+                 "origin, after optional padding (torchvision RandomCrop's padding and pad_if_needed).",
       .notes = {"An image smaller than the window is a per-file error naming the stage; other inputs go on, unless "
-                "pad_if_needed is true.",
+                "pad_if_needed is true. So is a window at `origin` that reaches past the image.",
                 "padding and pad_if_needed follow torchvision's RandomCrop: padding (same forms as pad's) is added "
                 "first; then, with pad_if_needed, an axis still shorter than the window gets the whole difference "
                 "added on each of its two sides (so it becomes 2 x window - length long), and the window is "
                 "placed in that padded image (center: the difference halved, rounded down). The second padding "
                 "reads the first one's result, so with reflect or wrap borders it mirrors the padded image, as "
                 "torchvision's two successive pads do. border and fill are pad's."},
-      .params = {kSize, kPosition, kPadding, kPadIfNeeded, kBorder, kFill},
+      .params = {kSize, kPosition, kOrigin, kPadding, kPadIfNeeded, kBorder, kFill},
       .tolerance = {.reason = "pixels are moved, never computed"},
       .example = {{"stage", "crop"}, {"size", {224, 224}}, {"position", "random"}},
       .cases = {R"({"size": [1, 1], "position": "random"})",
@@ -63,15 +70,18 @@ const StageSpec& crop_spec() {
                 R"({"size": [6, 44], "padding": 1, "pad_if_needed": true, "border": "reflect101", "position": "random"})",
                 R"({"size": [50, 7], "padding": [4, 2], "pad_if_needed": true, "border": "wrap"})",
                 R"({"size": [9, 9], "pad_if_needed": true, "border": "replicate", "fill": 9})",
-                R"({"size": [8, 6], "padding": [3, 0, 1, 2], "pad_if_needed": true, "fill": [1, 2, 3, 4]})"},
+                R"({"size": [8, 6], "padding": [3, 0, 1, 2], "pad_if_needed": true, "fill": [1, 2, 3, 4]})",
+                R"({"size": [5, 3], "origin": [1, 2]})",
+                R"({"size": [4, 4], "origin": [0, 3], "padding": 2, "border": "reflect"})"},
       .no_identity = "the window has a fixed size; a crop of the whole image is one only for images of that size",
       .bench = {R"({"size": [1280, 720]})", R"({"size": [1280, 720], "padding": 32, "position": "random"})"},
       .arithmetic = R"md(
 Pixels are moved, never computed: exact for every type, float included (bit copies).
 
 - **crop**: `out(x, y) = in(x + x0, y + y0)`; centre `x0 = (W - w)/2`, `y0 = (H - h)/2` (integer
-  division); random `x0 = integer(0, W - w)`, then `y0 = integer(0, H - h)`. A window larger than the
-  (padded) image is a per-file error unless `pad_if_needed` is true.
+  division); random `x0 = integer(0, W - w)`, then `y0 = integer(0, H - h)`; with `origin`,
+  `(x0, y0) = origin` and nothing is drawn for the place. A window larger than the (padded) image is a
+  per-file error unless `pad_if_needed` is true; so is a window at `origin` that reaches past it.
 - The CPU backend copies one `memcpy` per row; the kernels share one body with flip
   (`kernels/geometry/move.hpp`): output `(x, y)` takes input `(x0 + dx*x, y0 + dy*y)`, `dx, dy = +-1`.
 - **crop with `padding` / `pad_if_needed`** (torchvision RandomCrop's steps): the image is padded by
@@ -112,6 +122,28 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
                {"RandomCrop",
                 "height width always_apply p",
                 "height width pad_if_needed pad_position border_mode fill fill_mask p",
+                1.0}}},
+          {.name = "Crop",
+           .how = "x_min, y_min, x_max, y_max: size [x_max - x_min, y_max - y_min] at origin [x_min, y_min]",
+           .convert = [](const TransformReader& t) {
+            const double x0 = t.number("x_min", 0), y0 = t.number("y_min", 0);
+            const double x1 = t.number("x_max", 1024), y1 = t.number("y_max", 1024);
+            if (x0 < 0 || y0 < 0 || x1 <= x0 || y1 <= y0)
+              t.fail("the window x_min " + std::to_string(int(x0)) + ", y_min " + std::to_string(int(y0)) + ", x_max " +
+                     std::to_string(int(x1)) + ", y_max " + std::to_string(int(y1)) +
+                     " is empty or starts before the image (x_max > x_min >= 0 and y_max > y_min >= 0)");
+            if (t.flag("pad_if_needed", false))
+              t.fail("pad_if_needed true (padding placed by pad_position around a window that leaves the image) has "
+                     "no equivalent; crop's pad_if_needed follows torchvision's RandomCrop");
+            ojson s{{"stage", "crop"}};
+            s["size"] = {int(x1 - x0), int(y1 - y0)};
+            s["origin"] = {int(x0), int(y0)};
+            return s;
+          },
+           .python = {
+               {"Crop",
+                "x_min y_min x_max y_max always_apply p",
+                "x_min y_min x_max y_max pad_if_needed pad_position border_mode fill fill_mask p",
                 1.0}}}},
       .counterpart = {.call = "cv::Mat::copyTo of the ROI (after cv::copyMakeBorder when the window leaves the image)",
                       .how = "the resolved window, padding and border",
@@ -191,6 +223,7 @@ class Crop final : public Stage {
   explicit Crop(const StageConfig& c)
       : size_(c.get(kSize)),
         position_(c.get(kPosition)),
+        origin_(c.has(kOrigin) ? std::optional<IntPair>(c.get(kOrigin)) : std::nullopt),
         padding_(padding_sides(c, kPadding)),
         pad_if_needed_(c.get(kPadIfNeeded)),
         border_(c.get(kBorder)),
@@ -212,7 +245,15 @@ class Crop final : public Stage {
                        (width != in.width || height != in.height ? " after padding" : "") + ")");
     at.x = (width - w) / 2;
     at.y = (height - h) / 2;
-    if (position_.sample(d) == Position::Random) {
+    if (origin_) {
+      at.x = static_cast<int>((*origin_)[0]);
+      at.y = static_cast<int>((*origin_)[1]);
+      if (at.x + w > width || at.y + h > height)
+        throw InputError("crop: the window " + std::to_string(w) + "x" + std::to_string(h) + " at (" +
+                         std::to_string(at.x) + ", " + std::to_string(at.y) + ") reaches past the image (" +
+                         std::to_string(width) + "x" + std::to_string(height) +
+                         (width != in.width || height != in.height ? " after padding" : "") + ")");
+    } else if (position_.sample(d) == Position::Random) {
       at.x = static_cast<int>(d.integer(0, width - w));
       at.y = static_cast<int>(d.integer(0, height - h));
     }
@@ -224,6 +265,7 @@ class Crop final : public Stage {
  private:
   IntPair size_;
   Drawn<Position> position_;
+  std::optional<IntPair> origin_;
   Sides padding_;
   bool pad_if_needed_;
   Drawn<Border> border_;
