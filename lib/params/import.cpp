@@ -91,7 +91,7 @@ std::string TransformReader::warp_interpolation(const char* key) const {
 }
 
 std::string TransformReader::border(int fallback) const {
-  const char* key = first_of({"border_mode", "mode"});
+  const char* key = first_of({"border_mode", "mode", "pad_mode"});
   int v = fallback;
   if (has(key)) {
     if (!t_.at(key).is_number_integer())

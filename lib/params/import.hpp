@@ -56,7 +56,7 @@ class TransformReader {
   std::string interpolation(const char* key = "interpolation") const;
   // The same for a warp or remap, where OpenCV samples INTER_AREA as INTER_LINEAR (with a note).
   std::string warp_interpolation(const char* key = "interpolation") const;
-  // A cv2.BORDER_* code (border_mode, or mode in older releases) as a border word.
+  // A cv2.BORDER_* code (border_mode, or mode / pad_mode in older releases) as a border word.
   std::string border(int fallback) const;
   // The constant border's fill (fill 2.x, value 1.x, cval Affine) into `stage`, when given.
   void fill(ojson& stage) const;

@@ -40,13 +40,14 @@ TEST(StageKit, EveryStageSaysWhatItImports) {
       all.push_back(r.name);
       for (const std::string& n : all) {
         EXPECT_TRUE(names.insert(n).second) << n << " is imported by two stages";
-        // Each name reaches this stage's rule, and its defaults (with the sizes crops require) make a valid pipeline.
+        // Each name reaches this stage's rule, and its defaults (with the sizes crops require, and the
+        // px CropAndPad requires) make a valid pipeline.
         const nlohmann::json saved{
             {"__version__", "1.4.0"},
             {"transform",
              {{"__class_fullname__", "Compose"},
               {"transforms", {{{"__class_fullname__", "albumentations.augmentations." + n}, {"p", 1.0},
-                               {"height", 32}, {"width", 32}, {"min_max_height", {16, 32}}}}}}}};
+                               {"height", 32}, {"width", 32}, {"min_max_height", {16, 32}}, {"px", 4}}}}}}};
         const Imported imp = import_albumentations(saved, n);
         ASSERT_EQ(imp.pipeline["stages"].size(), 1u) << n;
         EXPECT_EQ(imp.pipeline["stages"][0]["stage"], s.name) << n;
