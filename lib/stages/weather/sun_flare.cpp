@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lib/stages/stage.hpp"
+#include "lib/stages/weather/circle_rows.hpp"
 
 namespace aug {
 
@@ -190,41 +191,6 @@ double flare_linspace(double start, double stop, int num, int i) {
   return static_cast<double>(i) * step + start;
 }
 
-// The rows of a filled cv::circle (8-connected, no shift: OpenCV's integer midpoint circle): row
-// centre + t or centre - t, |t| <= radius, holds the columns within half[|t|] of the centre. The
-// walk visits each octant's spans as OpenCV's does; a row met twice keeps its widest span.
-std::vector<int> flare_half_widths(int radius) {
-  std::vector<int> half(static_cast<std::size_t>(radius) + 1, 0);
-  int err = 0, dx = radius, dy = 0, plus = 1, minus = 2 * radius - 1;
-  while (dx >= dy) {
-    half[static_cast<std::size_t>(dy)] = std::max(half[static_cast<std::size_t>(dy)], dx);
-    half[static_cast<std::size_t>(dx)] = std::max(half[static_cast<std::size_t>(dx)], dy);
-    ++dy;
-    err += plus;
-    plus += 2;
-    if (err > 0) {
-      err -= minus;
-      --dx;
-      minus -= 2;
-    }
-  }
-  return half;
-}
-
-struct FlareDisc {
-  int x = 0, y = 0, radius = 0;
-  std::vector<int> half;
-  // The columns [x0, x1) of row `row` it covers within [0, W); false where none.
-  bool span(int row, int W, int& x0, int& x1) const {
-    const int t = std::abs(row - y);
-    if (t > radius) return false;
-    const int h = half[static_cast<std::size_t>(t)];
-    x0 = std::max(x - h, 0);
-    x1 = std::min(x + h + 1, W);
-    return x0 < x1;
-  }
-};
-
 class SunFlareOp final : public Op {
  public:
   SunFlareOp(const Shape& s, int cx, int cy, int src_radius, const std::array<int, 3>& src_color,
@@ -232,13 +198,13 @@ class SunFlareOp final : public Op {
       : Op(s, s), cx_(cx), cy_(cy), src_radius_(src_radius), circles_(std::move(circles)) {
     const int W = s.width, H = s.height;
     // The flare circles (bit i: circle i) and the sun's circles (index i), as cv::circle fills them.
-    std::vector<FlareDisc> flare, sun;
-    for (const FlareCircle& c : circles_) flare.push_back({c.x, c.y, c.radius, flare_half_widths(c.radius)});
+    std::vector<CircleRows> flare, sun;
+    for (const FlareCircle& c : circles_) flare.push_back({c.x, c.y, c.radius, filled_circle_half_widths(c.radius)});
     const int m = src_radius / 10;
     sun_circles_ = m;
     for (int i = 0; i < m; ++i) {
       const int r = static_cast<int>(flare_linspace(1, src_radius, m, i));
-      sun.push_back({cx, cy, r, flare_half_widths(r)});
+      sun.push_back({cx, cy, r, filled_circle_half_widths(r)});
     }
     constexpr int kNone = 65535;  // no sun circle
     // The blends, as Albumentations orders them.
