@@ -38,6 +38,8 @@ struct FogRowSource {
   const void* context = nullptr;
 };
 bool fog_blur(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t* weights, int ksize);
+// d[i] = t[s[i]] for i < n (t: 256 values), vectorised where the machine has AVX-512 VBMI.
+void fog_lookup(const std::uint8_t* s, std::uint8_t* d, std::size_t n, const std::uint8_t* t);
 }  // namespace cpu
 
 // The 8-bit result given back in the image's type.

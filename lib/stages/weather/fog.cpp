@@ -152,15 +152,15 @@ class FogOp final : public Op {
       for (int y = std::max(0, p.y - p.r); y <= std::min(H - 1, p.y + p.r); ++y) per_row[static_cast<std::size_t>(y) + 1] += 2;
     }
     for (int y = 0; y < H; ++y) per_row[static_cast<std::size_t>(y) + 1] += per_row[static_cast<std::size_t>(y)];
-    std::vector<std::pair<int, int>> ends(per_row[static_cast<std::size_t>(H)]);  // (column, +1 or -1)
+    std::vector<std::uint32_t> ends(per_row[static_cast<std::size_t>(H)]);  // column * 2 + (1: opens, 0: closes)
     {
       std::vector<std::uint32_t> at(per_row.begin(), per_row.end() - 1);
       for (const CircleRows& c : circles)
         for (int y = std::max(0, c.y - c.radius); y <= std::min(H - 1, c.y + c.radius); ++y) {
           int x0 = 0, x1 = 0;
           if (!c.span(y, W, x0, x1)) x0 = x1 = 0;  // nothing on this row: an empty span
-          ends[at[static_cast<std::size_t>(y)]++] = {x0, 1};
-          ends[at[static_cast<std::size_t>(y)]++] = {x1, -1};
+          ends[at[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x0) * 2 + 1;
+          ends[at[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x1) * 2;
         }
     }
     int most = 0;
@@ -173,8 +173,8 @@ class FogOp final : public Op {
       runs_.push_back({0, 0});
       int count = 0;
       for (auto e = first; e != last;) {
-        const int x = e->first;
-        for (; e != last && e->first == x; ++e) count += e->second;
+        const int x = static_cast<int>(*e >> 1);
+        for (; e != last && static_cast<int>(*e >> 1) == x; ++e) count += (*e & 1u) ? 1 : -1;
         if (x >= W) break;
         most = std::max(most, count);
         if (runs_.back().count == count) continue;
@@ -266,7 +266,7 @@ class FogOp final : public Op {
         continue;
       }
       const std::uint8_t* t = table_.data() + static_cast<std::size_t>(runs_[r].count) * 256;
-      for (std::size_t i = x0; i < x1; ++i) dst[i] = t[src[i]];
+      k::cpu::fog_lookup(src + x0, dst + x0, x1 - x0, t);
     }
   }
 
