@@ -94,6 +94,82 @@ struct FogBlurRow {
   }
 }
 
+// The same three steps with AVX-512 (BW, VNNI: _mm512_dpwssd_epi32 adds the pair products to the
+// sums in one instruction), 64 values at a time; the unpacks work within 128-bit lanes, so a
+// permutation of 64-bit pieces puts the pairs back in order.
+// GCC 12's AVX-512 intrinsics start from an undefined vector, which -Wmaybe-uninitialized reports
+// (as in kernels/core/host_simd.hpp).
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#define AUG_FOG_AVX512 gnu::target("avx512f,avx512bw,avx512vnni")
+[[AUG_FOG_AVX512]] void fog_pair_bytes_avx512(const std::uint8_t* a, const std::uint8_t* b, std::uint16_t* q, int n64) {
+  const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+  for (int v = 0; v < n64; v += 64) {
+    const __m512i x0 = _mm512_loadu_si512(a + v), x1 = _mm512_loadu_si512(b + v);
+    const __m512i lo = _mm512_unpacklo_epi8(x0, x1), hi = _mm512_unpackhi_epi8(x0, x1);
+    _mm512_storeu_si512(q + v, _mm512_permutex2var_epi64(lo, first, hi));
+    _mm512_storeu_si512(q + v + 32, _mm512_permutex2var_epi64(lo, second, hi));
+  }
+}
+
+[[AUG_FOG_AVX512]] void fog_vsum_avx512(const FogBlurRow& b, const std::uint16_t* const* rows, std::uint16_t* v) {
+  for (int i = 0; i < b.n32; i += 64) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512();
+    for (int t = 0; t < b.pairs; ++t) {
+      const __m512i wt = _mm512_set1_epi16(static_cast<short>(b.wa[t]));
+      const std::uint16_t* qt = rows[t] + i;
+      a0 = _mm512_add_epi16(a0, _mm512_maddubs_epi16(_mm512_loadu_si512(qt), wt));
+      a1 = _mm512_add_epi16(a1, _mm512_maddubs_epi16(_mm512_loadu_si512(qt + 32), wt));
+    }
+    _mm512_storeu_si512(v + i, a0);
+    _mm512_storeu_si512(v + i + 32, a1);
+  }
+}
+
+[[AUG_FOG_AVX512]] void fog_hsum_avx512(const FogBlurRow& b, std::uint16_t* vpad, std::int32_t* p, int plen,
+                                        std::uint8_t* o) {
+  const int C = b.C, W = b.W, n = W * C, pad = b.r * C;
+  const std::uint16_t* s = vpad + pad;
+  for (int x = 1; x <= b.r; ++x)  // REFLECT_101 (W > r)
+    for (int c = 0; c < C; ++c) {
+      vpad[pad - x * C + c] = s[x * C + c];
+      vpad[pad + n + (x - 1) * C + c] = s[(W - 1 - x) * C + c];
+    }
+  const __m512i flip = _mm512_set1_epi16(static_cast<short>(0x8000));
+  const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+  for (int i = 0; i < plen; i += 32) {
+    const __m512i x0 = _mm512_xor_si512(_mm512_loadu_si512(vpad + i), flip);
+    const __m512i x1 = _mm512_xor_si512(_mm512_loadu_si512(vpad + i + C), flip);
+    const __m512i lo = _mm512_unpacklo_epi16(x0, x1), hi = _mm512_unpackhi_epi16(x0, x1);
+    _mm512_storeu_si512(p + i, _mm512_permutex2var_epi64(lo, first, hi));
+    _mm512_storeu_si512(p + i + 16, _mm512_permutex2var_epi64(lo, second, hi));
+  }
+  const __m512i bias = _mm512_set1_epi32(32768 * 256 + 32768);
+  for (int i = 0; i < b.n32; i += 64) {
+    __m512i a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+    for (int t = 0; t < b.pairs; ++t) {
+      const std::int32_t* pt = p + i + 2 * t * C;
+      const __m512i wt = _mm512_set1_epi32(b.wb[t]);
+      a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(pt), wt);
+      a1 = _mm512_dpwssd_epi32(a1, _mm512_loadu_si512(pt + 16), wt);
+      a2 = _mm512_dpwssd_epi32(a2, _mm512_loadu_si512(pt + 32), wt);
+      a3 = _mm512_dpwssd_epi32(a3, _mm512_loadu_si512(pt + 48), wt);
+    }
+    // (sum + 2^15) >> 16 is in [0, 255]: the low byte of each lane is the value.
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a0, 16)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 16), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a1, 16)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 32), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a2, 16)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 48), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a3, 16)));
+  }
+}
+#undef AUG_FOG_AVX512
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 // out = (sum_i w[i] sum_j w[j] in(x + i - r, y + j - r) + 2^15) >> 16, REFLECT_101 borders, for
 // 8-bit weights summing to 256 whose neighbouring pairs sum to at most 128 (w[j] + w[j + 1] <= 128).
 // The sums are exact integers, so the passes may go in any order: vertical first.
@@ -103,10 +179,10 @@ struct FogBlurRow {
 //  - Horizontal pass: each sum paired with its neighbour C values on (as v - 32768, signed 16
 //    bits) in 32-bit lanes, so that one _mm256_madd_epi16 adds two taps of eight values; the offsets
 //    come back as 32768 times the weight sum (256).
-void fog_blur_rows(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t* w, int ksize) {
+void fog_blur_rows(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t* w, int ksize, bool wide) {
   const int C = out.channels, W = out.width, H = out.height, r = ksize / 2;
   const int n = W * C, pad = r * C;
-  const int n32 = (n + 31) / 32 * 32;
+  const int n32 = (n + 63) / 64 * 64;  // whole vectors of either width
   const int pairs = (ksize + 1) / 2;  // taps 2t and 2t + 1 (the last weight 0 for an odd size)
   std::vector<std::int32_t> wa(static_cast<std::size_t>(pairs)), wb(static_cast<std::size_t>(pairs));
   for (int t = 0; t < pairs; ++t) {
@@ -115,10 +191,13 @@ void fog_blur_rows(const FogRowSource& in, View<std::uint8_t> out, const std::in
     wb[static_cast<std::size_t>(t)] = a | (c << 16);
   }
   const FogBlurRow b{W, C, r, pairs, n32, wa.data(), wb.data()};
-  const int plen = (n32 + 2 * pairs * C + 31) / 32 * 32;  // pairs read by the horizontal pass
+  const int plen = (n32 + 2 * pairs * C + 63) / 64 * 64;  // pairs read by the horizontal pass
+  const auto pair_bytes = wide ? fog_pair_bytes_avx512 : fog_pair_bytes_avx2;
+  const auto vsum = wide ? fog_vsum_avx512 : fog_vsum_avx2;
+  const auto hsum = wide ? fog_hsum_avx512 : fog_hsum_avx2;
   std::vector<std::uint8_t> s0(static_cast<std::size_t>(n32), 0), s1(static_cast<std::size_t>(n32), 0);
   std::vector<std::uint16_t> ring(static_cast<std::size_t>(ksize) * static_cast<std::size_t>(n32));
-  std::vector<std::uint16_t> vpad(static_cast<std::size_t>(plen + C + 32), 0);
+  std::vector<std::uint16_t> vpad(static_cast<std::size_t>(plen + C + 64), 0);
   std::vector<std::int32_t> prow(static_cast<std::size_t>(plen));
   std::vector<std::uint8_t> orow(static_cast<std::size_t>(n32));
   auto src = [&](int y, std::uint8_t* to) { in.row(in.context, y < 0 ? -y : (y >= H ? 2 * (H - 1) - y : y), to); };
@@ -129,13 +208,13 @@ void fog_blur_rows(const FogRowSource& in, View<std::uint8_t> out, const std::in
   const std::uint16_t* rows[64];
   for (int y = -r; y <= H - 1 + r; ++y) {
     src(y + 1, sn);
-    fog_pair_bytes_avx2(sp, sn, slot(y), n32);
+    pair_bytes(sp, sn, slot(y), n32);
     std::swap(sp, sn);
     const int oy = y - r;  // the output row whose last pair of rows is now there
     if (oy < 0) continue;
     for (int t = 0; t < pairs; ++t) rows[t] = slot(oy - r + 2 * t);
-    fog_vsum_avx2(b, rows, vpad.data() + pad);
-    fog_hsum_avx2(b, vpad.data(), prow.data(), plen, orow.data());
+    vsum(b, rows, vpad.data() + pad);
+    hsum(b, vpad.data(), prow.data(), plen, orow.data());
     std::memcpy(out.row(oy), orow.data(), static_cast<std::size_t>(n));
   }
 }
@@ -190,7 +269,7 @@ template void fog_particles<std::uint8_t>(View<const std::uint8_t>, View<std::ui
 template void fog_particles<std::uint16_t>(View<const std::uint16_t>, View<std::uint8_t>, const FogArgs&);
 template void fog_particles<float>(View<const float>, View<std::uint8_t>, const FogArgs&);
 
-bool fog_blur(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t* weights, int ksize) {
+bool fog_blur(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t* weights, int ksize, int vector_bits) {
 #if defined(AUG_AVX2_PHILOX)
   // Zero weights at both ends (OpenCV's 8-bit kernels round their tails to 0) read nothing: a
   // shorter kernel about the same centre gives the same sums.
@@ -207,10 +286,11 @@ bool fog_blur(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t
     total += weights[j];
   }
   if (total != 256) return false;  // 8 fraction bits a pass: the sums fit 16 bits, the shift is 16
-  fog_cpu_impl::fog_blur_rows(in, out, weights, ksize);
+  static const bool avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+  fog_cpu_impl::fog_blur_rows(in, out, weights, ksize, avx512 && vector_bits >= 512);
   return true;
 #else
-  (void)in, (void)out, (void)weights, (void)ksize;
+  (void)in, (void)out, (void)weights, (void)ksize, (void)vector_bits;
   return false;
 #endif
 }
