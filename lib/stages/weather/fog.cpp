@@ -68,11 +68,19 @@ Albumentations 2.x's **RandomFog** (its defaults: `fog_coef_range` (0.3, 1), `al
   leaves every value as it was; inside, each value `v` becomes `blend(v)`: with `af = (float)a`,
   `bf = (float)(1 - a)`, `blend(v) = sat(rne(fma(255, af, v * bf)))` in binary32 (OpenCV 4.6's SIMD
   addWeighted: the product `v * bf` rounded to float, then one fused multiply-add). So the host
-  rasterises the circles (with `cv::circle` itself) into a count per pixel, and tabulates
-  `blend^n(q)` for every count `n` and 8-bit value `q`; the kernels look each value up.
+  counts the circles over each pixel and tabulates `blend^n(q)` for every count `n` and 8-bit value
+  `q`; the kernels look each value up. The counts are kept as runs along each row: each circle's
+  span on a row is where `cv::circle` fills it (OpenCV's integer midpoint walk, shared with
+  sun_flare), and the sorted span ends cut the row into runs of one count.
 - **Blur**: `cv::GaussianBlur(k, k, sigma 0)`, `k = max(3, min(H, W) // 30)`, plus one when even,
   REFLECT_101; the kernel is `cv::getGaussianKernel(k, 0)` (OpenCV's small fixed kernels up to 7) and
-  the 8-bit fixed-point arithmetic is gaussian_blur's. The CPU backend calls `cv::GaussianBlur`.
+  the 8-bit fixed-point arithmetic is gaussian_blur's: 8-bit weights summing to 256 per axis, exact
+  integer sums, `(sum + 2^15) >> 16`. Being exact, the sums may be taken in any order: the CPU
+  backend's host blur (AVX2, or AVX-512 with VNNI) runs the vertical pass first on byte pairs of
+  rows and the horizontal pass on 16-bit pairs, reading each row with its particles applied (no
+  intermediate image), and drops zero weights at the kernel's ends; where it does not apply
+  (no AVX2, a pair of neighbouring weights above 128 such as the 3-tap kernel, an image not larger
+  than the radius) the CPU backend calls `cv::GaussianBlur`.
 - **Other types** (Albumentations' `uint8_io`): float `q = clamp(rint(v * 255), 0, 255)` (NaN 0),
   given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray and RGB images
   only (Albumentations would whiten and blur an alpha channel too).
