@@ -53,10 +53,12 @@ struct FogBlurRow {
   }
 }
 
-// o = the horizontal sums of the vertical sums at vpad + r * C (their reflections written either
-// side first), rounded: (sum + 2^15) >> 16 as bytes. p: work space, (v[i], v[i + C]) less 32768 each.
+// o (the output row, W * C values) = the horizontal sums of the vertical sums at vpad + r * C
+// (their reflections written either side first), rounded: (sum + 2^15) >> 16 as bytes. p: work
+// space, (v[i], v[i + C]) less 32768 each.
 [[gnu::target("avx2")]] void fog_hsum_avx2(const FogBlurRow& b, std::uint16_t* vpad, std::int32_t* p, int plen,
                                            std::uint8_t* o) {
+  alignas(32) std::uint8_t last[32];  // the row's last, partial vector
   const int C = b.C, W = b.W, n = W * C, pad = b.r * C;
   const std::uint16_t* s = vpad + pad;
   for (int x = 1; x <= b.r; ++x)  // REFLECT_101 (W > r)
@@ -89,8 +91,13 @@ struct FogBlurRow {
     a2 = _mm256_srai_epi32(a2, 16);
     a3 = _mm256_srai_epi32(a3, 16);
     const __m256i p01 = _mm256_packs_epi32(a0, a1), p23 = _mm256_packs_epi32(a2, a3);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i),
-                        _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order));
+    const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
+    if (i + 32 <= n) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), bytes);
+    } else if (i < n) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(last), bytes);
+      std::memcpy(o + i, last, static_cast<std::size_t>(n - i));
+    }
   }
 }
 
@@ -131,6 +138,7 @@ struct FogBlurRow {
 
 [[AUG_FOG_AVX512]] void fog_hsum_avx512(const FogBlurRow& b, std::uint16_t* vpad, std::int32_t* p, int plen,
                                         std::uint8_t* o) {
+  alignas(64) std::uint8_t last[64];  // the row's last, partial vector
   const int C = b.C, W = b.W, n = W * C, pad = b.r * C;
   const std::uint16_t* s = vpad + pad;
   for (int x = 1; x <= b.r; ++x)  // REFLECT_101 (W > r)
@@ -159,10 +167,13 @@ struct FogBlurRow {
       a3 = _mm512_dpwssd_epi32(a3, _mm512_loadu_si512(pt + 48), wt);
     }
     // (sum + 2^15) >> 16 is in [0, 255]: the low byte of each lane is the value.
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a0, 16)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 16), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a1, 16)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 32), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a2, 16)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i + 48), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a3, 16)));
+    if (i >= n) break;
+    std::uint8_t* to = i + 64 <= n ? o + i : last;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a0, 16)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 16), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a1, 16)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 32), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a2, 16)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 48), _mm512_cvtepi32_epi8(_mm512_srai_epi32(a3, 16)));
+    if (to == last) std::memcpy(o + i, last, static_cast<std::size_t>(n - i));
   }
 }
 #undef AUG_FOG_AVX512
@@ -199,7 +210,6 @@ void fog_blur_rows(const FogRowSource& in, View<std::uint8_t> out, const std::in
   std::vector<std::uint16_t> ring(static_cast<std::size_t>(ksize) * static_cast<std::size_t>(n32));
   std::vector<std::uint16_t> vpad(static_cast<std::size_t>(plen + C + 64), 0);
   std::vector<std::int32_t> prow(static_cast<std::size_t>(plen));
-  std::vector<std::uint8_t> orow(static_cast<std::size_t>(n32));
   auto src = [&](int y, std::uint8_t* to) { in.row(in.context, y < 0 ? -y : (y >= H ? 2 * (H - 1) - y : y), to); };
   auto slot = [&](int y) { return ring.data() + static_cast<std::size_t>((y + r) % ksize) * n32; };  // rows (y, y + 1)
   std::uint8_t* sp = s0.data();
@@ -214,8 +224,7 @@ void fog_blur_rows(const FogRowSource& in, View<std::uint8_t> out, const std::in
     if (oy < 0) continue;
     for (int t = 0; t < pairs; ++t) rows[t] = slot(oy - r + 2 * t);
     vsum(b, rows, vpad.data() + pad);
-    hsum(b, vpad.data(), prow.data(), plen, orow.data());
-    std::memcpy(out.row(oy), orow.data(), static_cast<std::size_t>(n));
+    hsum(b, vpad.data(), prow.data(), plen, out.row(oy));
   }
 }
 
