@@ -162,22 +162,42 @@ class FogOp final : public Op {
     for (int y = 0; y < H; ++y) per_row[static_cast<std::size_t>(y) + 1] += per_row[static_cast<std::size_t>(y)];
     std::vector<std::uint32_t> ends(per_row[static_cast<std::size_t>(H)]);  // column * 2 + (1: opens, 0: closes)
     {
-      std::vector<std::uint32_t> at(per_row.begin(), per_row.end() - 1);
+      // Each row's opening ends, then its closing ends; the circles taken from left to right, so
+      // that both lists come nearly sorted (an insertion sort below puts them in order).
+      std::sort(circles.begin(), circles.end(), [](const CircleRows& a, const CircleRows& b) { return a.x < b.x; });
+      std::vector<std::uint32_t> open(per_row.begin(), per_row.end() - 1), close(open);
+      for (int y = 0; y < H; ++y)
+        close[static_cast<std::size_t>(y)] += (per_row[static_cast<std::size_t>(y) + 1] - per_row[static_cast<std::size_t>(y)]) / 2;
       for (const CircleRows& c : circles)
         for (int y = std::max(0, c.y - c.radius); y <= std::min(H - 1, c.y + c.radius); ++y) {
           int x0 = 0, x1 = 0;
           if (!c.span(y, W, x0, x1)) x0 = x1 = 0;  // nothing on this row: an empty span
-          ends[at[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x0) * 2 + 1;
-          ends[at[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x1) * 2;
+          ends[open[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x0) * 2 + 1;
+          ends[close[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x1) * 2;
         }
     }
+    auto insertion_sort = [](std::uint32_t* a, std::uint32_t* b) {
+      for (std::uint32_t* i = a + 1; i < b; ++i) {
+        const std::uint32_t v = *i;
+        std::uint32_t* j = i;
+        for (; j > a && *(j - 1) > v; --j) *j = *(j - 1);
+        *j = v;
+      }
+    };
+    std::vector<std::uint32_t> merged;
     int most = 0;
     row_start_.reserve(static_cast<std::size_t>(H) + 1);
     for (int y = 0; y < H; ++y) {
       row_start_.push_back(static_cast<std::uint32_t>(runs_.size()));
-      const auto first = ends.begin() + per_row[static_cast<std::size_t>(y)];
-      const auto last = ends.begin() + per_row[static_cast<std::size_t>(y) + 1];
-      std::sort(first, last);
+      std::uint32_t* const lo = ends.data() + per_row[static_cast<std::size_t>(y)];
+      std::uint32_t* const hi = ends.data() + per_row[static_cast<std::size_t>(y) + 1];
+      std::uint32_t* const mid = lo + (hi - lo) / 2;
+      insertion_sort(lo, mid);
+      insertion_sort(mid, hi);
+      merged.resize(static_cast<std::size_t>(hi - lo));
+      std::merge(lo, mid, mid, hi, merged.begin());
+      const auto first = merged.cbegin();
+      const auto last = merged.cend();
       runs_.push_back({0, 0});
       int count = 0;
       for (auto e = first; e != last;) {
