@@ -27,6 +27,22 @@ void fog_particles(View<const T> in, View<std::uint8_t> out, const FogArgs& args
 namespace cpu {  // the host driver (the CPU backend): the same table look-ups, a row at a time
 template <class T>
 void fog_particles(View<const T> in, View<std::uint8_t> out, const FogArgs& args);
+// The final blur on 8-bit values: out = (sum_j w[j] sum_i w[i] in(x + i - r, y + j - r) + 2^15) >> 16
+// with REFLECT_101 borders, r = ksize / 2 (OpenCV's fixed-point GaussianBlur: 8-bit weights, exact
+// integer sums). False where it does not apply (no AVX2, an even size, weights whose neighbouring
+// pairs exceed 128, weights not summing to 256, an image not larger than the radius): the caller
+// blurs another way.
+// The source rows come from `row`, which writes row y (0 <= y < height, width * channels values) to
+// `to`; each is asked for as often as the blur reads it (once, the reflected ones twice).
+struct FogRowSource {
+  void (*row)(const void* context, int y, std::uint8_t* to) = nullptr;
+  const void* context = nullptr;
+};
+// vector_bits: the widest vectors to use (512: AVX-512 where the machine has BW and VNNI; 256: AVX2).
+bool fog_blur(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t* weights, int ksize,
+              int vector_bits = 512);
+// d[i] = t[s[i]] for i < n (t: 256 values), vectorised where the machine has AVX-512 VBMI.
+void fog_lookup(const std::uint8_t* s, std::uint8_t* d, std::size_t n, const std::uint8_t* t);
 }  // namespace cpu
 
 // The 8-bit result given back in the image's type.

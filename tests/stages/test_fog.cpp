@@ -15,8 +15,10 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "kernels/weather/fog.hpp"
 #include "lib/core/rng.hpp"
 #include "lib/pipeline/albumentations.hpp"
+#include "lib/stages/engines/resample.hpp"
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
@@ -121,6 +123,52 @@ TEST(Fog, OddSizesAndSmallImagesEqualTheOpenCVSteps) {
     EXPECT_EQ(compare(b.cpu, want).count, 0u) << compare(b.cpu, want).str();
     EXPECT_EQ(compare(b.emulated, want).count, 0u) << compare(b.emulated, want).str();
   }
+}
+
+// The CPU backend's host blur, at each vector width the machine has, against cv::GaussianBlur itself
+// (the weights as the stage takes them from the separable engine's table).
+TEST(Fog, HostBlurEqualsOpenCVAtEveryVectorWidth) {
+  cv::RNG rng(17);
+  int ran = 0;
+  for (int i = 0; i < 24; ++i) {
+    const int w = i < 4 ? 300 + 37 * i : rng.uniform(8, 160), h = i < 4 ? 200 + 11 * i : rng.uniform(8, 120);
+    const int channels = i % 3 == 1 ? 1 : 3;
+    const int ksize = std::vector<int>{3, 5, 7, 17, 37, 35}[static_cast<std::size_t>(i % 6)];
+    cv::Mat src(h, w, channels == 1 ? CV_8UC1 : CV_8UC3);
+    if (i % 2) {
+      rng.fill(src, cv::RNG::UNIFORM, 0, 256);
+    } else {
+      cv::resize(mat(testing::sample_as("astronaut.jpg", DType::U8, channels)), src, src.size(), 0, 0, cv::INTER_AREA);
+    }
+    const cv::Mat k = cv::getGaussianKernel(ksize, 0, CV_64F);
+    const AxisTable t = blur_axis(2 * ksize + 1, std::vector<double>(k.begin<double>(), k.end<double>()),
+                                  Border::Reflect101, DType::U8);
+    ASSERT_EQ(t.taps, ksize);
+    const std::int32_t* weights = t.iweight.data() + static_cast<std::size_t>(ksize) * t.taps;
+    cv::Mat want;
+    cv::GaussianBlur(src, want, cv::Size(ksize, ksize), 0, 0, cv::BORDER_REFLECT_101 | cv::BORDER_ISOLATED);
+    const k::View<const std::uint8_t> view{src.ptr<std::uint8_t>(), w, h, channels, src.step};
+    const k::cpu::FogRowSource rows{[](const void* c, int y, std::uint8_t* to) {
+                                      const auto& v = *static_cast<const k::View<const std::uint8_t>*>(c);
+                                      std::copy(v.row(y), v.row(y) + v.width * v.channels, to);
+                                    },
+                                    &view};
+    for (int bits : {256, 512}) {
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(channels) + " k " +
+                   std::to_string(ksize) + " " + std::to_string(bits) + " bits");
+      cv::Mat got(h, w, src.type(), cv::Scalar::all(7));
+      const k::View<std::uint8_t> out{got.ptr<std::uint8_t>(), w, h, channels, got.step};
+      if (!k::cpu::fog_blur(rows, out, weights, ksize, bits)) continue;  // not this machine, or too small
+      ++ran;
+      const cv::Mat differ = got != want;
+      EXPECT_EQ(cv::countNonZero(differ.reshape(1)), 0);
+    }
+  }
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_GE(ran, 20);  // both widths (where the machine has both) on most of the 24 images
+  }
+#endif
 }
 
 TEST(Fog, IntensityIsUniformAndDefaultsToHalf) {

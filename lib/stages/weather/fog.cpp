@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <opencv2/imgproc.hpp>
@@ -10,6 +11,7 @@
 #include "lib/io/cv_bridge.hpp"
 #include "lib/stages/engines/resample.hpp"
 #include "lib/stages/stage.hpp"
+#include "lib/stages/weather/circle_rows.hpp"
 
 namespace aug {
 
@@ -66,11 +68,19 @@ Albumentations 2.x's **RandomFog** (its defaults: `fog_coef_range` (0.3, 1), `al
   leaves every value as it was; inside, each value `v` becomes `blend(v)`: with `af = (float)a`,
   `bf = (float)(1 - a)`, `blend(v) = sat(rne(fma(255, af, v * bf)))` in binary32 (OpenCV 4.6's SIMD
   addWeighted: the product `v * bf` rounded to float, then one fused multiply-add). So the host
-  rasterises the circles (with `cv::circle` itself) into a count per pixel, and tabulates
-  `blend^n(q)` for every count `n` and 8-bit value `q`; the kernels look each value up.
+  counts the circles over each pixel and tabulates `blend^n(q)` for every count `n` and 8-bit value
+  `q`; the kernels look each value up. The counts are kept as runs along each row: each circle's
+  span on a row is where `cv::circle` fills it (OpenCV's integer midpoint walk, shared with
+  sun_flare), and the sorted span ends cut the row into runs of one count.
 - **Blur**: `cv::GaussianBlur(k, k, sigma 0)`, `k = max(3, min(H, W) // 30)`, plus one when even,
   REFLECT_101; the kernel is `cv::getGaussianKernel(k, 0)` (OpenCV's small fixed kernels up to 7) and
-  the 8-bit fixed-point arithmetic is gaussian_blur's. The CPU backend calls `cv::GaussianBlur`.
+  the 8-bit fixed-point arithmetic is gaussian_blur's: 8-bit weights summing to 256 per axis, exact
+  integer sums, `(sum + 2^15) >> 16`. Being exact, the sums may be taken in any order: the CPU
+  backend's host blur (AVX2, or AVX-512 with VNNI) runs the vertical pass first on byte pairs of
+  rows and the horizontal pass on 16-bit pairs, reading each row with its particles applied (no
+  intermediate image), and drops zero weights at the kernel's ends; where it does not apply
+  (no AVX2, a pair of neighbouring weights above 128 such as the 3-tap kernel, an image not larger
+  than the radius) the CPU backend calls `cv::GaussianBlur`.
 - **Other types** (Albumentations' `uint8_io`): float `q = clamp(rint(v * 255), 0, 255)` (NaN 0),
   given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray and RGB images
   only (Albumentations would whiten and blur an alpha channel too).
@@ -131,27 +141,79 @@ class FogOp final : public Op {
           const cv::Mat k = cv::getGaussianKernel(ksize_, 0, CV_64F);
           return std::vector<double>(k.begin<double>(), k.end<double>());
         }()) {
-    count_.assign(static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height), 0);
-    const cv::Rect image(0, 0, s.width, s.height);
-    int most = 0;
-    cv::Mat mask;
-    for (const Particle& p : particles) {
-      // cv::circle over the circle's bounding box: the same spans as over the whole image.
-      const cv::Rect box = cv::Rect(p.x - p.r, p.y - p.r, 2 * p.r + 1, 2 * p.r + 1) & image;
-      if (box.empty()) continue;
-      mask.create(box.height, box.width, CV_8U);
-      mask.setTo(0);
-      cv::circle(mask, cv::Point(p.x - box.x, p.y - box.y), p.r, cv::Scalar(255), cv::FILLED, cv::LINE_8);
-      for (int y = 0; y < box.height; ++y) {
-        const std::uint8_t* m = mask.ptr<std::uint8_t>(y);
-        std::uint16_t* c = count_.data() + static_cast<std::size_t>(y + box.y) * s.width + box.x;
-        for (int x = 0; x < box.width; ++x) {
-          c[x] = static_cast<std::uint16_t>(c[x] + (m[x] ? 1 : 0));
-          most = std::max<int>(most, c[x]);
-        }
-      }
-      if (most == 65535) break;  // not reached by the draws' counts
+    {  // the blur's integer weights (8 fraction bits), as the separable engine takes them: one interior output
+      const AxisTable t = blur_axis(2 * ksize_ + 1, kernel_, Border::Reflect101, DType::U8);
+      bool plain = t.taps == ksize_;
+      for (int j = 0; plain && j < ksize_; ++j)
+        plain = t.index[static_cast<std::size_t>(ksize_ * t.taps + j)] == ksize_ - ksize_ / 2 + j;
+      if (plain && blur_frac_bits(DType::U8) == 8)
+        iweights_.assign(t.iweight.begin() + ksize_ * t.taps, t.iweight.begin() + (ksize_ + 1) * t.taps);
     }
+    // How many circles cover each pixel, as runs of one count along each row: every circle's span
+    // on a row (as cv::circle fills it) opens at x0 and closes at x1; the ends sorted per row.
+    const int W = s.width, H = s.height;
+    std::vector<std::uint32_t> per_row(static_cast<std::size_t>(H) + 1, 0);
+    std::vector<CircleRows> circles;
+    circles.reserve(particles.size());
+    for (const Particle& p : particles) {
+      circles.push_back({p.x, p.y, p.r, filled_circle_half_widths(p.r)});
+      for (int y = std::max(0, p.y - p.r); y <= std::min(H - 1, p.y + p.r); ++y) per_row[static_cast<std::size_t>(y) + 1] += 2;
+    }
+    for (int y = 0; y < H; ++y) per_row[static_cast<std::size_t>(y) + 1] += per_row[static_cast<std::size_t>(y)];
+    std::vector<std::uint32_t> ends(per_row[static_cast<std::size_t>(H)]);  // column * 2 + (1: opens, 0: closes)
+    {
+      // Each row's opening ends, then its closing ends; the circles taken from left to right, so
+      // that both lists come nearly sorted (an insertion sort below puts them in order).
+      std::sort(circles.begin(), circles.end(), [](const CircleRows& a, const CircleRows& b) { return a.x < b.x; });
+      std::vector<std::uint32_t> open(per_row.begin(), per_row.end() - 1), close(open);
+      for (int y = 0; y < H; ++y)
+        close[static_cast<std::size_t>(y)] += (per_row[static_cast<std::size_t>(y) + 1] - per_row[static_cast<std::size_t>(y)]) / 2;
+      for (const CircleRows& c : circles)
+        for (int y = std::max(0, c.y - c.radius); y <= std::min(H - 1, c.y + c.radius); ++y) {
+          int x0 = 0, x1 = 0;
+          if (!c.span(y, W, x0, x1)) x0 = x1 = 0;  // nothing on this row: an empty span
+          ends[open[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x0) * 2 + 1;
+          ends[close[static_cast<std::size_t>(y)]++] = static_cast<std::uint32_t>(x1) * 2;
+        }
+    }
+    auto insertion_sort = [](std::uint32_t* a, std::uint32_t* b) {
+      for (std::uint32_t* i = a + 1; i < b; ++i) {
+        const std::uint32_t v = *i;
+        std::uint32_t* j = i;
+        for (; j > a && *(j - 1) > v; --j) *j = *(j - 1);
+        *j = v;
+      }
+    };
+    std::vector<std::uint32_t> merged;
+    int most = 0;
+    row_start_.reserve(static_cast<std::size_t>(H) + 1);
+    for (int y = 0; y < H; ++y) {
+      row_start_.push_back(static_cast<std::uint32_t>(runs_.size()));
+      std::uint32_t* const lo = ends.data() + per_row[static_cast<std::size_t>(y)];
+      std::uint32_t* const hi = ends.data() + per_row[static_cast<std::size_t>(y) + 1];
+      std::uint32_t* const mid = lo + (hi - lo) / 2;
+      insertion_sort(lo, mid);
+      insertion_sort(mid, hi);
+      merged.resize(static_cast<std::size_t>(hi - lo));
+      std::merge(lo, mid, mid, hi, merged.begin());
+      const auto first = merged.cbegin();
+      const auto last = merged.cend();
+      runs_.push_back({0, 0});
+      int count = 0;
+      for (auto e = first; e != last;) {
+        const int x = static_cast<int>(*e >> 1);
+        for (; e != last && static_cast<int>(*e >> 1) == x; ++e) count += (*e & 1u) ? 1 : -1;
+        if (x >= W) break;
+        most = std::max(most, count);
+        if (runs_.back().count == count) continue;
+        if (runs_.back().x == x) runs_.back().count = count;  // an empty run replaced
+        else runs_.push_back({x, count});
+        if (runs_.size() >= 2 && row_start_.back() + 1 < runs_.size() &&
+            runs_[runs_.size() - 2].count == runs_.back().count)
+          runs_.pop_back();
+      }
+    }
+    row_start_.push_back(static_cast<std::uint32_t>(runs_.size()));
     const double a = alpha_coef * f;
     const float af = static_cast<float>(a), bf = static_cast<float>(1 - a);
     table_.resize(static_cast<std::size_t>(most + 1) * 256);
@@ -164,24 +226,76 @@ class FogOp final : public Op {
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     const Shape s = in.shape;
     const Shape s8{s.width, s.height, s.channels, DType::U8};
+    if (ctx.cpu() && s.dtype == DType::U8 && !iweights_.empty() && in.data != out.data) {
+      // The particles applied to each source row as the host blur reads it: no intermediate image.
+      struct Rows {
+        const FogOp* op;
+        k::View<const std::uint8_t> in;
+      } rows{this, in.view<const std::uint8_t>()};
+      const k::cpu::FogRowSource source{
+          [](const void* c, int y, std::uint8_t* to) {
+            const Rows& r = *static_cast<const Rows*>(c);
+            r.op->particle_row(r.in.row(y), y, to);
+          },
+          &rows};
+      if (k::cpu::fog_blur(source, out.view<std::uint8_t>(), iweights_.data(), ksize_)) return;
+    }
     const ImageRef mid{ctx.scratch(s8.bytes()), s8, s8.row_bytes()};
-    k::FogArgs a;
-    a.count = ctx.table(count_);
-    a.table = ctx.table(table_);
-    with_sample_type(s.dtype, [&](auto tag) {
-      using T = decltype(tag);
-      k::fog_particles(in.view<const T>(), mid.view<std::uint8_t>(), a, ctx.exec());
-    });
+    if (ctx.cpu() && s.dtype == DType::U8) {
+      for (int y = 0; y < s.height; ++y) particle_row(in.view<const std::uint8_t>().row(y), y, mid.view<std::uint8_t>().row(y));
+    } else {
+      // The kernels: every pixel's count, from the runs (tables are copied when made).
+      std::vector<std::uint16_t> count(static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height));
+      for (int y = 0; y < s.height; ++y) {
+        std::uint16_t* o = count.data() + static_cast<std::size_t>(y) * s.width;
+        const std::uint32_t end = row_start_[static_cast<std::size_t>(y) + 1];
+        for (std::uint32_t r = row_start_[static_cast<std::size_t>(y)]; r < end; ++r)
+          std::fill(o + runs_[r].x, o + (r + 1 < end ? runs_[r + 1].x : s.width), static_cast<std::uint16_t>(runs_[r].count));
+      }
+      k::FogArgs a;
+      a.count = ctx.table(count);
+      a.table = ctx.table(table_);
+      with_sample_type(s.dtype, [&](auto tag) {
+        using T = decltype(tag);
+        k::fog_particles(in.view<const T>(), mid.view<std::uint8_t>(), a, ctx.exec());
+      });
+    }
     const ImageRef blurred = s.dtype == DType::U8 ? out : ImageRef{ctx.scratch(s8.bytes()), s8, s8.row_bytes()};
     if (ctx.cpu()) {
-      cv::Mat dst = as_mat(blurred);
-      cv::GaussianBlur(as_mat(mid), dst, cv::Size(ksize_, ksize_), 0, 0, cv::BORDER_REFLECT_101 | cv::BORDER_ISOLATED);
+      // The vectorised host blur where it applies (the same integer sums), else OpenCV's own call.
+      const k::View<const std::uint8_t> m = as_const(mid.view<std::uint8_t>());
+      const k::cpu::FogRowSource source{
+          [](const void* c, int y, std::uint8_t* to) {
+            const auto& v = *static_cast<const k::View<const std::uint8_t>*>(c);
+            std::memcpy(to, v.row(y), static_cast<std::size_t>(v.width) * static_cast<std::size_t>(v.channels));
+          },
+          &m};
+      if (iweights_.empty() || !k::cpu::fog_blur(source, blurred.view<std::uint8_t>(), iweights_.data(), ksize_)) {
+        cv::Mat dst = as_mat(blurred);
+        cv::GaussianBlur(as_mat(mid), dst, cv::Size(ksize_, ksize_), 0, 0, cv::BORDER_REFLECT_101 | cv::BORDER_ISOLATED);
+      }
     } else {
       run_separable(ctx, mid, blurred, blur_axis(s.width, kernel_, Border::Reflect101, DType::U8),
                     blur_axis(s.height, kernel_, Border::Reflect101, DType::U8), blur_frac_bits(DType::U8));
     }
     if (s.dtype == DType::U16) k::fog_back(blurred.view<const std::uint8_t>(), out.view<std::uint16_t>(), ctx.exec());
     if (s.dtype == DType::F32) k::fog_back(blurred.view<const std::uint8_t>(), out.view<float>(), ctx.exec());
+  }
+
+  // The kernels' look-ups on 8-bit row y, a run at a time; runs without particles are copied.
+  void particle_row(const std::uint8_t* src, int y, std::uint8_t* dst) const {
+    const int C = in_shape().channels, W = in_shape().width;
+    const std::uint32_t end = row_start_[static_cast<std::size_t>(y) + 1];
+    for (std::uint32_t r = row_start_[static_cast<std::size_t>(y)]; r < end; ++r) {
+      const std::size_t x0 = static_cast<std::size_t>(runs_[r].x) * C;
+      const std::size_t x1 = static_cast<std::size_t>(r + 1 < end ? runs_[r + 1].x : W) * C;
+      if (runs_[r].count == 0) {
+        std::memcpy(dst + x0, src + x0, x1 - x0);
+        continue;
+      }
+      const std::uint8_t* t = table_.data() + static_cast<std::size_t>(runs_[r].count) * 256;
+      k::cpu::fog_lookup(src + x0, dst + x0, x1 - x0, t);
+    }
   }
 
   nlohmann::json params() const override {
@@ -193,7 +307,13 @@ class FogOp final : public Op {
   int particles_;
   int ksize_;
   std::vector<double> kernel_;
-  std::vector<std::uint16_t> count_;
+  std::vector<std::int32_t> iweights_;  // the blur's weights for the host blur (empty: OpenCV's call)
+  struct Run {
+    int x;      // first column; the run ends where the row's next run starts (or at the width)
+    int count;  // circles over it
+  };
+  std::vector<Run> runs_;                // every row's runs, left to right
+  std::vector<std::uint32_t> row_start_;  // row y's runs: [row_start_[y], row_start_[y + 1])
   std::vector<std::uint8_t> table_;
 };
 

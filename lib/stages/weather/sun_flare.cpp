@@ -5,12 +5,14 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <opencv2/imgproc.hpp>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
 #include "lib/stages/stage.hpp"
+#include "lib/stages/weather/circle_rows.hpp"
 
 namespace aug {
 
@@ -107,8 +109,11 @@ order.
 - **How it runs**: a pixel's result depends only on its 8-bit value and its cover: which flare circles
   fall on it and the first sun circle that does (the overlay keeps the colour of the last circle drawn
   over a pixel; before the first, overlay and output agree and a blend leaves the value as it is). The
-  host rasterises the circles with `cv::circle` itself, numbers the distinct covers and tabulates the
-  whole sequence of blends for every cover, channel and 8-bit value; the kernels look each value up.
+  host finds each row's span of every circle as `cv::circle` fills it (OpenCV's integer midpoint walk,
+  symmetric about the centre, clipped to the image), cuts each row into runs of one cover at the
+  spans' ends, numbers the distinct covers and tabulates the whole sequence of blends for every cover,
+  channel and 8-bit value (each blend a table of 256 values, composed); the CPU backend looks the
+  values of each run up (runs whose table changes nothing are copied), the kernels each pixel's.
   At most 16 flare circles (the bits of a cover word).
 - **Other types** (Albumentations' `uint8_io`): float `q = clamp(rint(v * 255), 0, 255)` (NaN 0),
   given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray images, which
@@ -191,34 +196,17 @@ class SunFlareOp final : public Op {
   SunFlareOp(const Shape& s, int cx, int cy, int src_radius, const std::array<int, 3>& src_color,
              std::vector<FlareCircle> circles)
       : Op(s, s), cx_(cx), cy_(cy), src_radius_(src_radius), circles_(std::move(circles)) {
-    const std::size_t npx = static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height);
-    const cv::Rect image(0, 0, s.width, s.height);
-    // Which flare circles cover each pixel (bit i: circle i), rasterised as cv::circle does.
-    std::vector<std::uint16_t> bits(npx, 0);
-    cv::Mat mask;
-    for (std::size_t i = 0; i < circles_.size(); ++i) {
-      const FlareCircle& c = circles_[i];
-      const cv::Rect box = cv::Rect(c.x - c.radius, c.y - c.radius, 2 * c.radius + 1, 2 * c.radius + 1) & image;
-      if (box.empty()) continue;
-      mask.create(box.height, box.width, CV_8U);
-      mask.setTo(0);
-      cv::circle(mask, cv::Point(c.x - box.x, c.y - box.y), c.radius, cv::Scalar(255), cv::FILLED, cv::LINE_8);
-      const auto bit = static_cast<std::uint16_t>(1u << i);
-      for (int y = 0; y < box.height; ++y) {
-        const std::uint8_t* m = mask.ptr<std::uint8_t>(y);
-        std::uint16_t* b = bits.data() + static_cast<std::size_t>(y + box.y) * s.width + box.x;
-        for (int x = 0; x < box.width; ++x) b[x] = static_cast<std::uint16_t>(b[x] | (m[x] ? bit : 0));
-      }
-    }
-    // The first sun circle over each pixel (kNone: none): drawn from the largest index down.
+    const int W = s.width, H = s.height;
+    // The flare circles (bit i: circle i) and the sun's circles (index i), as cv::circle fills them.
+    std::vector<CircleRows> flare, sun;
+    for (const FlareCircle& c : circles_) flare.push_back({c.x, c.y, c.radius, filled_circle_half_widths(c.radius)});
     const int m = src_radius / 10;
     sun_circles_ = m;
-    constexpr int kNone = 65535;
-    cv::Mat first(s.height, s.width, CV_16U, cv::Scalar(kNone));
-    for (int i = m - 1; i >= 0; --i) {
+    for (int i = 0; i < m; ++i) {
       const int r = static_cast<int>(flare_linspace(1, src_radius, m, i));
-      cv::circle(first, cv::Point(cx, cy), r, cv::Scalar(i), cv::FILLED, cv::LINE_8);
+      sun.push_back({cx, cy, r, filled_circle_half_widths(r)});
     }
+    constexpr int kNone = 65535;  // no sun circle
     // The blends, as Albumentations orders them.
     double weighted = 0, total = 0;
     for (const FlareCircle& c : circles_) {
@@ -234,82 +222,162 @@ class SunFlareOp final : public Op {
       sun_bf[static_cast<std::size_t>(i)] = static_cast<float>(1 - a3);
     }
     const int C = s.channels;
-    // Per mask of flare circles: what they make of each value; per first sun circle: what the sun makes.
-    std::unordered_map<std::uint32_t, std::vector<std::uint8_t>> flare_tables, sun_tables;
+    // One blend step as a table of the 8-bit value it blends: step(colour, alpha)[q] = wsum(colour, q).
+    auto step_table = [](int colour, float af, float bf) {
+      std::array<std::uint8_t, 256> t{};
+      for (int q = 0; q < 256; ++q) t[static_cast<std::size_t>(q)] = static_cast<std::uint8_t>(flare_wsum(colour, af, q, bf));
+      return t;
+    };
+    const std::size_t n = circles_.size();
+    // flare_steps[(i * n + j) * C + ch]: flare circle i's blend with the overlay holding circle j's colour.
+    std::vector<std::array<std::uint8_t, 256>> flare_steps(n * n * static_cast<std::size_t>(C));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j <= i; ++j)
+        for (int ch = 0; ch < C; ++ch)
+          flare_steps[(i * n + j) * static_cast<std::size_t>(C) + static_cast<std::size_t>(ch)] =
+              step_table(circles_[j].color[static_cast<std::size_t>(ch)], static_cast<float>(circles_[i].alpha),
+                         static_cast<float>(1 - circles_[i].alpha));
+    // Per mask of flare circles: what they make of each value (the steps in turn from the first circle
+    // of the mask: before it, overlay and output agree and a blend changes nothing).
+    std::unordered_map<std::uint32_t, std::vector<std::uint8_t>> flare_tables;
     auto flare_table = [&](std::uint16_t b) -> const std::vector<std::uint8_t>& {
       auto it = flare_tables.find(b);
       if (it != flare_tables.end()) return it->second;
       std::vector<std::uint8_t> t(static_cast<std::size_t>(C) * 256);
-      for (int ch = 0; ch < C; ++ch)
-        for (int q = 0; q < 256; ++q) {
-          int out = q, over = q;
-          bool started = false;
-          for (std::size_t i = 0; i < circles_.size(); ++i) {
-            if ((b >> i) & 1u) {
-              over = circles_[i].color[static_cast<std::size_t>(ch)];
-              started = true;
-            }
-            if (started)
-              out = flare_wsum(over, static_cast<float>(circles_[i].alpha), out,
-                               static_cast<float>(1 - circles_[i].alpha));
-          }
-          t[static_cast<std::size_t>(ch) * 256 + q] = static_cast<std::uint8_t>(out);
+      for (int ch = 0; ch < C; ++ch) {
+        std::uint8_t* tc = t.data() + static_cast<std::size_t>(ch) * 256;
+        for (int q = 0; q < 256; ++q) tc[q] = static_cast<std::uint8_t>(q);
+        std::size_t last = n;  // the last circle of the mask so far
+        for (std::size_t i = 0; i < n; ++i) {
+          if ((b >> i) & 1u) last = i;
+          if (last == n) continue;
+          const std::array<std::uint8_t, 256>& step = flare_steps[(i * n + last) * static_cast<std::size_t>(C) + static_cast<std::size_t>(ch)];
+          for (int q = 0; q < 256; ++q) tc[q] = step[tc[q]];
         }
+      }
       return flare_tables.emplace(b, std::move(t)).first->second;
     };
+    // Per first sun circle k: the blends of circles k .. m - 1 in turn; sun_tables[m]: none.
+    std::vector<std::vector<std::uint8_t>> sun_tables(static_cast<std::size_t>(m) + 1,
+                                                      std::vector<std::uint8_t>(static_cast<std::size_t>(C) * 256));
+    for (int ch = 0; ch < C; ++ch)
+      for (int q = 0; q < 256; ++q) sun_tables[static_cast<std::size_t>(m)][static_cast<std::size_t>(ch) * 256 + q] = static_cast<std::uint8_t>(q);
+    for (int k = m - 1; k >= 0; --k)
+      for (int ch = 0; ch < C; ++ch) {
+        const std::array<std::uint8_t, 256> step =
+            step_table(src_color[static_cast<std::size_t>(ch)], sun_af[static_cast<std::size_t>(k)], sun_bf[static_cast<std::size_t>(k)]);
+        const std::uint8_t* after = sun_tables[static_cast<std::size_t>(k) + 1].data() + static_cast<std::size_t>(ch) * 256;
+        std::uint8_t* t = sun_tables[static_cast<std::size_t>(k)].data() + static_cast<std::size_t>(ch) * 256;
+        for (int q = 0; q < 256; ++q) t[q] = after[step[static_cast<std::size_t>(q)]];
+      }
     auto sun_table = [&](int k0) -> const std::vector<std::uint8_t>& {
-      auto it = sun_tables.find(static_cast<std::uint32_t>(k0));
-      if (it != sun_tables.end()) return it->second;
-      std::vector<std::uint8_t> t(static_cast<std::size_t>(C) * 256);
-      for (int ch = 0; ch < C; ++ch)
-        for (int q = 0; q < 256; ++q) {
-          int out = q;
-          if (k0 != kNone)
-            for (int i = k0; i < m; ++i)
-              out = flare_wsum(src_color[static_cast<std::size_t>(ch)], sun_af[static_cast<std::size_t>(i)], out,
-                               sun_bf[static_cast<std::size_t>(i)]);
-          t[static_cast<std::size_t>(ch) * 256 + q] = static_cast<std::uint8_t>(out);
-        }
-      return sun_tables.emplace(static_cast<std::uint32_t>(k0), std::move(t)).first->second;
+      return sun_tables[static_cast<std::size_t>(k0 == kNone ? m : k0)];
     };
-    // Number the distinct covers (flare bits, first sun circle) in order of appearance.
-    cover_.resize(npx);
+    // Each row in runs of one cover (flare bits, first sun circle), between the circles' span ends;
+    // the covers numbered in order of appearance (row by row, left to right).
     std::unordered_map<std::uint32_t, std::uint16_t> ids;
-    std::uint32_t last_key = 0;
-    std::uint16_t last_id = 0;
-    bool have_last = false;
-    for (int y = 0; y < s.height; ++y) {
-      const std::uint16_t* f = first.ptr<std::uint16_t>(y);
-      const std::uint16_t* b = bits.data() + static_cast<std::size_t>(y) * s.width;
-      std::uint16_t* o = cover_.data() + static_cast<std::size_t>(y) * s.width;
-      for (int x = 0; x < s.width; ++x) {
-        const std::uint32_t key = (static_cast<std::uint32_t>(b[x]) << 16) | f[x];
-        if (!have_last || key != last_key) {
-          auto it = ids.find(key);
-          if (it == ids.end()) {
-            if (ids.size() > 65535) throw std::runtime_error("sun_flare: more than 65536 distinct covers");
-            const auto id = static_cast<std::uint16_t>(ids.size());
-            it = ids.emplace(key, id).first;
-            const std::vector<std::uint8_t>& ft = flare_table(b[x]);
-            const std::vector<std::uint8_t>& st = sun_table(f[x]);
-            table_.resize(table_.size() + static_cast<std::size_t>(C) * 256);
-            std::uint8_t* t = table_.data() + static_cast<std::size_t>(id) * C * 256;
-            for (int ch = 0; ch < C; ++ch)
-              for (int q = 0; q < 256; ++q) t[ch * 256 + q] = st[static_cast<std::size_t>(ch) * 256 + ft[ch * 256 + q]];
+    row_start_.reserve(static_cast<std::size_t>(H) + 1);
+    std::vector<int> ends;
+    std::vector<std::array<int, 2>> flare_spans(flare.size()), sun_spans(sun.size());
+    for (int y = 0; y < H; ++y) {
+      row_start_.push_back(static_cast<std::uint32_t>(runs_.size()));
+      ends.assign({0, W});
+      for (std::size_t i = 0; i < flare.size(); ++i) {
+        int x0 = 0, x1 = 0;
+        if (!flare[i].span(y, W, x0, x1)) x0 = x1 = -1;
+        flare_spans[i] = {x0, x1};
+        if (x0 >= 0) ends.insert(ends.end(), {x0, x1});
+      }
+      for (std::size_t i = 0; i < sun.size(); ++i) {
+        int x0 = 0, x1 = 0;
+        if (!sun[i].span(y, W, x0, x1)) x0 = x1 = -1;
+        sun_spans[i] = {x0, x1};
+        if (x0 >= 0) ends.insert(ends.end(), {x0, x1});
+      }
+      std::sort(ends.begin(), ends.end());
+      ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+      for (std::size_t e = 0; e + 1 < ends.size(); ++e) {
+        const int x = ends[e];
+        std::uint16_t bits = 0;
+        for (std::size_t i = 0; i < flare.size(); ++i)
+          if (x >= flare_spans[i][0] && x < flare_spans[i][1]) bits = static_cast<std::uint16_t>(bits | (1u << i));
+        int first = kNone;
+        for (std::size_t i = 0; i < sun.size(); ++i)
+          if (x >= sun_spans[i][0] && x < sun_spans[i][1]) {
+            first = static_cast<int>(i);
+            break;
           }
-          last_key = key;
-          last_id = it->second;
-          have_last = true;
+        const std::uint32_t key = (static_cast<std::uint32_t>(bits) << 16) | static_cast<std::uint32_t>(first);
+        auto it = ids.find(key);
+        if (it == ids.end()) {
+          if (ids.size() > 65535) throw std::runtime_error("sun_flare: more than 65536 distinct covers");
+          const auto id = static_cast<std::uint16_t>(ids.size());
+          it = ids.emplace(key, id).first;
+          const std::vector<std::uint8_t>& ft = flare_table(bits);
+          const std::vector<std::uint8_t>& st = sun_table(first);
+          table_.resize(table_.size() + static_cast<std::size_t>(C) * 256);
+          std::uint8_t* t = table_.data() + static_cast<std::size_t>(id) * C * 256;
+          bool same = true;
+          for (int ch = 0; ch < C; ++ch)
+            for (int q = 0; q < 256; ++q) {
+              t[ch * 256 + q] = st[static_cast<std::size_t>(ch) * 256 + ft[ch * 256 + q]];
+              same = same && t[ch * 256 + q] == q;
+            }
+          identity_.push_back(same);
         }
-        o[x] = last_id;
+        if (!runs_.empty() && row_start_.back() < runs_.size() && runs_.back().id == it->second) continue;
+        runs_.push_back({x, it->second});
       }
     }
+    row_start_.push_back(static_cast<std::uint32_t>(runs_.size()));
     covers_ = static_cast<int>(ids.size());
   }
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    const int W = in.shape.width, H = in.shape.height, C = in.shape.channels;
+    if (ctx.cpu() && in.shape.dtype == DType::U8) {
+      // The kernels' look-ups, a run of one cover at a time; runs that change nothing are copied.
+      const k::View<const std::uint8_t> src = in.view<const std::uint8_t>();
+      const k::View<std::uint8_t> dst = out.view<std::uint8_t>();
+      for (int y = 0; y < H; ++y) {
+        const std::uint8_t* sr = src.row(y);
+        std::uint8_t* dr = dst.row(y);
+        for (std::uint32_t r = row_start_[static_cast<std::size_t>(y)]; r < row_start_[static_cast<std::size_t>(y) + 1];
+             ++r) {
+          const int x0 = runs_[r].x;
+          const int x1 = r + 1 < row_start_[static_cast<std::size_t>(y) + 1] ? runs_[r + 1].x : W;
+          const std::size_t n = static_cast<std::size_t>(x1 - x0) * static_cast<std::size_t>(C);
+          const std::uint8_t* sp = sr + static_cast<std::size_t>(x0) * C;
+          std::uint8_t* dp = dr + static_cast<std::size_t>(x0) * C;
+          if (identity_[runs_[r].id]) {
+            if (sp != dp) std::memcpy(dp, sp, n);
+            continue;
+          }
+          const std::uint8_t* t = table_.data() + static_cast<std::size_t>(runs_[r].id) * C * 256;
+          if (C == 3) {
+            for (std::size_t i = 0; i < n; i += 3) {
+              dp[i] = t[sp[i]];
+              dp[i + 1] = t[256 + sp[i + 1]];
+              dp[i + 2] = t[512 + sp[i + 2]];
+            }
+          } else {
+            for (std::size_t i = 0; i < n; ++i) dp[i] = t[static_cast<std::size_t>(i % C) * 256 + sp[i]];
+          }
+        }
+      }
+      return;
+    }
+    // The kernels: every pixel's cover, from the runs (tables are copied when made).
+    std::vector<std::uint16_t> cover(static_cast<std::size_t>(W) * static_cast<std::size_t>(H));
+    for (int y = 0; y < H; ++y) {
+      std::uint16_t* o = cover.data() + static_cast<std::size_t>(y) * W;
+      for (std::uint32_t r = row_start_[static_cast<std::size_t>(y)]; r < row_start_[static_cast<std::size_t>(y) + 1]; ++r) {
+        const int x1 = r + 1 < row_start_[static_cast<std::size_t>(y) + 1] ? runs_[r + 1].x : W;
+        std::fill(o + runs_[r].x, o + x1, runs_[r].id);
+      }
+    }
     k::SunFlareArgs a;
-    a.cover = ctx.table(cover_);
+    a.cover = ctx.table(cover);
     a.table = ctx.table(table_);
     with_views(in, out, [&](auto src, auto dst) { k::sun_flare(src, dst, a, ctx.exec()); });
   }
@@ -322,11 +390,17 @@ class SunFlareOp final : public Op {
   }
 
  private:
+  struct Run {
+    int x;            // first column; the run ends where the row's next run starts (or at the width)
+    std::uint16_t id;  // its cover
+  };
   int cx_, cy_, src_radius_;
   int sun_circles_ = 0, covers_ = 0;
   std::vector<FlareCircle> circles_;
-  std::vector<std::uint16_t> cover_;
-  std::vector<std::uint8_t> table_;
+  std::vector<Run> runs_;                // every row's runs, left to right
+  std::vector<std::uint32_t> row_start_;  // row y's runs: [row_start_[y], row_start_[y + 1])
+  std::vector<std::uint8_t> table_;       // covers * channels * 256 values
+  std::vector<bool> identity_;            // per cover: its table changes no value
 };
 
 class SunFlareStage final : public Stage {
