@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 #include <vector>
 
+#include "kernels/core/host_simd.hpp"
 #include "kernels/noise/normal.hpp"
 #include "lib/stages/noise/normal_table.hpp"
 #include "lib/stages/stage.hpp"
@@ -174,6 +175,172 @@ Albumentations 2.x's **Spatter** (its defaults: `mean` 0.65, `std` 0.3, `gauss_s
   return spec;
 }
 
+// The field L[i] = (float)(mean + std * (double)z_i), z_i the standard normal of word i % 4 of Philox
+// block i / 4 of sub-stream 1: the blocks drawn across pixels (kernels/core/host_simd.hpp), the
+// normals and the double arithmetic eight at a time where the machine has AVX2 (the same operations:
+// table reads by gather, binary32 a + f (b - a) with no contraction, the double product and sum).
+#if defined(AUG_AVX2_PHILOX)
+[[gnu::target("avx2")]] void spatter_normals_avx2(const std::uint32_t* w, int n, const float* table, double mean,
+                                                  double sd, float* out) {
+  const __m256i sub_mask = _mm256_set1_epi32(4095), last = _mm256_set1_epi32(k::kNormalCells - 1);
+  const __m256 step = _mm256_set1_ps(1.0f / 4096.0f);
+  const __m256d m = _mm256_set1_pd(mean), s = _mm256_set1_pd(sd);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i));
+    const __m256i mm = _mm256_srli_epi32(bits, 8);
+    const __m256i cell = _mm256_srli_epi32(mm, 12), sub = _mm256_and_si256(mm, sub_mask);
+    const __m256 a = _mm256_i32gather_ps(table, cell, 4), b = _mm256_i32gather_ps(table + 1, cell, 4);
+    const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(sub), step);
+    __m256 z = _mm256_add_ps(a, _mm256_mul_ps(f, _mm256_sub_ps(b, a)));
+    const __m256i tail = _mm256_or_si256(_mm256_cmpeq_epi32(cell, _mm256_setzero_si256()), _mm256_cmpeq_epi32(cell, last));
+    if (!_mm256_testz_si256(tail, tail)) {  // a tail cell (2 in 4096): those lanes as standard_normal gives them
+      alignas(32) float zs[8];
+      _mm256_store_ps(zs, z);
+      for (int j = 0; j < 8; ++j) zs[j] = k::standard_normal(w[i + j], table);
+      z = _mm256_load_ps(zs);
+    }
+    const __m256d lo = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_castps256_ps128(z))));
+    const __m256d hi = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_extractf128_ps(z, 1))));
+    _mm256_storeu_ps(out + i, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+  }
+  for (; i < n; ++i) out[i] = static_cast<float>(mean + sd * static_cast<double>(k::standard_normal(w[i], table)));
+}
+#endif
+
+void spatter_field(float* L, std::size_t n, double mean, double sd, const k::KeyedStream& stream, const float* table) {
+  constexpr int kChunk = 2048;  // blocks per step: 8192 values
+  std::vector<std::uint32_t> words(4 * kChunk);
+  std::vector<float> v(4 * kChunk);
+  const std::size_t blocks = (n + 3) / 4;
+  for (std::size_t b0 = 0; b0 < blocks; b0 += kChunk) {
+    const int nb = static_cast<int>(std::min<std::size_t>(kChunk, blocks - b0));
+    std::uint32_t* w = words.data();
+    k::cpu::philox_blocks(stream, static_cast<std::uint32_t>(b0), 1, nb, w, w + nb, w + 2 * nb, w + 3 * nb);
+#if defined(AUG_AVX2_PHILOX)
+    if (k::cpu::host_has_avx2()) {
+      spatter_normals_avx2(w, 4 * nb, table, mean, sd, v.data());
+    } else
+#endif
+    {
+      for (int i = 0; i < 4 * nb; ++i)
+        v[static_cast<std::size_t>(i)] = static_cast<float>(mean + sd * static_cast<double>(k::standard_normal(w[i], table)));
+    }
+    // v holds word j of block b0 + b at j * nb + b: the pixel 4 (b0 + b) + j.
+    float* out = L + 4 * b0;
+    const std::size_t left = n - 4 * b0;
+    for (int b = 0; b < nb; ++b)
+      for (int j = 0; j < 4; ++j)
+        if (4 * static_cast<std::size_t>(b) + j < left)
+          out[4 * b + j] = v[static_cast<std::size_t>(j) * nb + b];
+  }
+}
+
+// cv::distanceTransform(src, DIST_L2, 5) (float output) followed by cv::threshold(trunc, trunc,
+// THRESH_TRUNC), restated: Borgefors' two-pass 5x5 chamfer in 16.16 fixed point with OpenCV's weights
+// for that mask (1, 1.4 and 2.1969, each rounded to a multiple of 2^-16), unsigned 32-bit sums, a
+// border of two rows and columns at 0x7fffffff. The forward pass (rows top down, columns left to
+// right) takes at each non-zero pixel the least of its upper neighbours' values plus their weights
+// and its left neighbour's plus 1; the backward pass (bottom up, right to left) the least of that,
+// its lower neighbours' and its right neighbour's. Each pass's minimum over the finished rows is
+// taken for a whole row in a loop that vectorises, then the same-row term in a serial scan; min is
+// exact, so the order of the terms does not matter. The distance is (float)t * 2^-16.
+AUG_CLONES void spatter_upper_terms(const std::uint32_t* __restrict u2, const std::uint32_t* __restrict u1,
+                                    const std::uint32_t* __restrict self, std::uint32_t* __restrict pre, int W,
+                                    std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  for (int j = 0; j < W; ++j) {
+    std::uint32_t t = self[j];
+    t = std::min(t, u2[j - 1] + c);
+    t = std::min(t, u2[j + 1] + c);
+    t = std::min(t, u1[j - 2] + c);
+    t = std::min(t, u1[j - 1] + b);
+    t = std::min(t, u1[j] + a);
+    t = std::min(t, u1[j + 1] + b);
+    t = std::min(t, u1[j + 2] + c);
+    pre[j] = t;
+  }
+}
+
+AUG_CLONES void spatter_zeros(const std::uint8_t* __restrict s, int W, std::uint32_t* __restrict pre) {
+  for (int j = 0; j < W; ++j) pre[j] = s[j] == 0 ? 0u : pre[j];
+}
+
+AUG_CLONES void spatter_distance_row(const std::uint32_t* __restrict t, int W, float scale, float trunc,
+                                     float* __restrict o) {
+  for (int j = 0; j < W; ++j) {
+    const float d = static_cast<float>(t[j]) * scale;
+    o[j] = d > trunc ? trunc : d;
+  }
+}
+
+void spatter_chamfer(const std::uint8_t* src, int W, int H, float* out, float trunc) {
+  const auto fix = [](float w) { return static_cast<std::uint32_t>(std::lrint(w * 65536.f)); };
+  const std::uint32_t a = fix(1.f), b = fix(1.4f), c = fix(2.1969f);
+  constexpr std::uint32_t kFar = 0x7fffffffu;
+  const std::size_t P = static_cast<std::size_t>(W) + 4;
+  std::vector<std::uint32_t> t((static_cast<std::size_t>(H) + 4) * P, kFar), pre(static_cast<std::size_t>(W));
+  std::vector<std::uint32_t> none(static_cast<std::size_t>(W), 0xffffffffu);  // the forward pass has no own term
+  const auto row = [&](int i) { return t.data() + (static_cast<std::size_t>(i) + 2) * P + 2; };
+  for (int i = 0; i < H; ++i) {
+    std::uint32_t* cur = row(i);
+    spatter_upper_terms(row(i - 2), row(i - 1), none.data(), pre.data(), W, a, b, c);
+    spatter_zeros(src + static_cast<std::size_t>(i) * W, W, pre.data());
+    std::uint32_t left = kFar;
+    for (int j = 0; j < W; ++j) {  // a zero of src stays 0: min(0, left + a)
+      const std::uint32_t v = std::min(pre[static_cast<std::size_t>(j)], left + a);
+      cur[j] = v;
+      left = v;
+    }
+  }
+  const float scale = 1.f / 65536.f;
+  for (int i = H - 1; i >= 0; --i) {
+    std::uint32_t* cur = row(i);
+    // The lower rows, mirrored: the same terms as the upper ones read from the other side.
+    spatter_upper_terms(row(i + 2), row(i + 1), cur, pre.data(), W, a, b, c);
+    std::uint32_t right = kFar;
+    for (int j = W - 1; j >= 0; --j) {
+      const std::uint32_t v = std::min(pre[static_cast<std::size_t>(j)], right + a);
+      cur[j] = v;
+      right = v;
+    }
+    spatter_distance_row(cur, W, scale, trunc, out + static_cast<std::size_t>(i) * W);
+  }
+}
+
+// Values below thr set to 0; the count of the others.
+AUG_CLONES std::size_t spatter_cut(float* __restrict L, std::size_t n, float thr) {
+  std::size_t wet = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool keep = !(L[i] < thr);
+    L[i] = keep ? L[i] : 0.f;
+    wet += keep ? 1 : 0;
+  }
+  return wet;
+}
+
+// trunc(clip(L * 255, 0, 255)) as 8 bits.
+AUG_CLONES void spatter_to_u8(const float* __restrict L, std::size_t n, std::uint8_t* __restrict q) {
+  for (std::size_t i = 0; i < n; ++i) {
+    float v = L[i] * 255.f;
+    v = v < 0.f ? 0.f : v;
+    v = v > 255.f ? 255.f : v;
+    q[i] = static_cast<std::uint8_t>(static_cast<int>(v));
+  }
+}
+
+// layer = float(q) * float(d), and its maximum: products of two bytes, exact in binary32, so the
+// maximum is taken over the integer products.
+AUG_CLONES float spatter_rain_layer(const std::uint8_t* __restrict q, const std::uint8_t* __restrict d, std::size_t n,
+                                    float* __restrict layer) {
+  int most = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int p = static_cast<int>(q[i]) * static_cast<int>(d[i]);
+    layer[i] = static_cast<float>(p);
+    most = most > p ? most : p;
+  }
+  return static_cast<float>(most);
+}
+
 const std::array<double, 3> kRainColor{238, 238, 175};
 const std::array<double, 3> kMudColor{20, 42, 63};
 
@@ -190,37 +357,22 @@ class SpatterOp final : public Op {
     const std::size_t n = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
     // The normal field.
     cv::Mat liquid(H, W, CV_32F);
-    const std::vector<float>& table = normal_table();
     float* L = liquid.ptr<float>();
-    for (std::size_t i = 0; i < n; i += 4) {
-      const k::Philox4x32 b = stream.block(static_cast<std::uint32_t>(i / 4), 1);
-      for (std::size_t j = 0; j < 4 && i + j < n; ++j)
-        L[i + j] = static_cast<float>(dr.mean + dr.std * static_cast<double>(k::standard_normal(b.v[j], table.data())));
-    }
+    spatter_field(L, n, dr.mean, dr.std, stream, normal_table().data());
     const int ksize = 2 * static_cast<int>(std::nearbyint(3 * dr.sigma)) + 1;
     cv::GaussianBlur(liquid, liquid, cv::Size(ksize, ksize), dr.sigma, dr.sigma, cv::BORDER_REPLICATE);
     const auto thr = static_cast<float>(dr.threshold);
-    std::size_t wet = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (L[i] < thr)
-        L[i] = 0;
-      else
-        ++wet;
-    }
+    const std::size_t wet = spatter_cut(L, n, thr);
     wet_ = static_cast<double>(wet) / static_cast<double>(n);
     layer_.resize(n);
     if (dr.mode == Mode::Rain) {
       cv::Mat l8(H, W, CV_8U);
       std::uint8_t* q = l8.ptr<std::uint8_t>();
-      for (std::size_t i = 0; i < n; ++i) {
-        const float v = L[i] * 255.f;
-        q[i] = static_cast<std::uint8_t>(v < 0.f ? 0.f : (v > 255.f ? 255.f : v));
-      }
-      cv::Mat edges, dist, dist8;
+      spatter_to_u8(L, n, q);
+      cv::Mat edges, dist(H, W, CV_32F), dist8;
       cv::Canny(l8, edges, 50, 150);
       cv::subtract(cv::Scalar(255), edges, edges);
-      cv::distanceTransform(edges, dist, cv::DIST_L2, 5);
-      cv::threshold(dist, dist, 20, 20, cv::THRESH_TRUNC);
+      spatter_chamfer(edges.ptr<std::uint8_t>(), W, H, dist.ptr<float>(), 20.f);
       cv::GaussianBlur(dist, dist, cv::Size(3, 3), 1, 1, cv::BORDER_REPLICATE);
       dist8.create(H, W, CV_8U);
       {
@@ -233,11 +385,7 @@ class SpatterOp final : public Op {
       cv::filter2D(dist8, dist8, -1, ker);
       cv::GaussianBlur(dist8, dist8, cv::Size(5, 5), 1.5, 1.5, cv::BORDER_REPLICATE);
       const std::uint8_t* dv = dist8.ptr<std::uint8_t>();
-      float most = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        layer_[i] = static_cast<float>(q[i]) * static_cast<float>(dv[i]);
-        most = std::max(most, layer_[i]);
-      }
+      const float most = spatter_rain_layer(q, dv, n, layer_.data());
       if (most > 0) {
         const float inv = 1.f / most;
         for (float& v : layer_) v *= inv;
