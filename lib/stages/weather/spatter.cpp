@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <opencv2/imgproc.hpp>
 #include <vector>
@@ -341,6 +342,29 @@ AUG_CLONES float spatter_rain_layer(const std::uint8_t* __restrict q, const std:
   return static_cast<float>(most);
 }
 
+// trunc(clip(f, 0, 255)) as 8 bits.
+AUG_CLONES void spatter_clip_u8(const float* __restrict f, std::size_t n, std::uint8_t* __restrict o) {
+  for (std::size_t i = 0; i < n; ++i) {
+    float v = f[i] < 0.f ? 0.f : f[i];
+    v = v > 255.f ? 255.f : v;
+    o[i] = static_cast<std::uint8_t>(static_cast<int>(v));
+  }
+}
+
+// The largest of n values that are +0 or positive (the layers: sums and products of such values, no
+// NaN, no -0): their bit patterns as integers are in the same order, and an integer maximum vectorises.
+AUG_CLONES float spatter_max(const float* __restrict v, std::size_t n) {
+  std::int32_t most = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int32_t b;
+    std::memcpy(&b, v + i, sizeof b);
+    most = most > b ? most : b;
+  }
+  float m;
+  std::memcpy(&m, &most, sizeof m);
+  return m;
+}
+
 const std::array<double, 3> kRainColor{238, 238, 175};
 const std::array<double, 3> kMudColor{20, 42, 63};
 
@@ -375,11 +399,7 @@ class SpatterOp final : public Op {
       spatter_chamfer(edges.ptr<std::uint8_t>(), W, H, dist.ptr<float>(), 20.f);
       cv::GaussianBlur(dist, dist, cv::Size(3, 3), 1, 1, cv::BORDER_REPLICATE);
       dist8.create(H, W, CV_8U);
-      {
-        const float* f = dist.ptr<float>();
-        std::uint8_t* o = dist8.ptr<std::uint8_t>();
-        for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<std::uint8_t>(std::clamp(f[i], 0.f, 255.f));
-      }
+      spatter_clip_u8(dist.ptr<float>(), n, dist8.ptr<std::uint8_t>());
       cv::equalizeHist(dist8, dist8);
       const cv::Mat ker = (cv::Mat_<float>(3, 3) << -2, -1, 0, -1, 1, 1, 0, 1, 2);
       cv::filter2D(dist8, dist8, -1, ker);
@@ -410,7 +430,7 @@ class SpatterOp final : public Op {
       }
       cv::Mat mask(H, W, CV_32F, layer_.data());
       if (dr.sigma > 0) cv::GaussianBlur(mask, mask, cv::Size(0, 0), dr.sigma, dr.sigma, cv::BORDER_REPLICATE);
-      const float most = *std::max_element(layer_.begin(), layer_.end());
+      const float most = spatter_max(layer_.data(), n);
       if (most > 0) {
         for (float& v : layer_) v = v / most;
       } else {
@@ -419,7 +439,7 @@ class SpatterOp final : public Op {
       const auto k = static_cast<float>(dr.intensity);
       for (float& v : layer_) v = v * k;
     }
-    layer_max_ = *std::max_element(layer_.begin(), layer_.end());
+    layer_max_ = spatter_max(layer_.data(), n);
   }
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
