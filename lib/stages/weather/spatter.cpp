@@ -71,8 +71,8 @@ const StageSpec& spatter_spec() {
       .notes = {"As Albumentations 2.x's Spatter, with the stage's draws: a normal field blurred with "
                 "cv::GaussianBlur and cut below cutout_threshold; rain turns its edges (Canny, distance transform, "
                 "blurs, histogram equalisation, an emboss-like filter) into drops added to the image, mud blurs "
-                "the cut mask into patches blended over it. The layer is built on the host in float32 with OpenCV; "
-                "every backend applies it. RGB images only, as in Albumentations. Labels are not moved. "
+                "the cut mask into patches blended over it. The layer is built on the host in float32 with OpenCV "
+                "(Canny and the distance transform restated, with the same results); every backend applies it. RGB images only, as in Albumentations. Labels are not moved. "
                 "Albumentations' default p is 0.5, this stage's too."},
       .params = {kMean, kStd, kSigma, kThreshold, kIntensity, kMode, kColor},
       .channels = {3},
@@ -102,7 +102,11 @@ Albumentations 2.x's **Spatter** (its defaults: `mean` 0.65, `std` 0.3, `gauss_s
     sigma 1, REPLICATE)`; truncated to 8 bits (clipped); `cv::equalizeHist`; `cv::filter2D` with
     `[[-2, -1, 0], [-1, 1, 1], [0, 1, 2]]` (8-bit, REFLECT_101); `cv::GaussianBlur(5x5, sigma 1.5,
     REPLICATE)` (8-bit); `m = float(L8) * dist` (binary32), then `m *= 1 / max(m)` (binary32) when the
-    maximum is positive. The layer is `m`, the scale `intensity * 0.9`.
+    maximum is positive. The layer is `m`, the scale `intensity * 0.9`. `cv::Canny` and
+    `cv::distanceTransform` are computed by the stage's own code (OpenCV's 8-bit Canny: 3x3 Sobel
+    with replicated border, L1 magnitude, non-maximum suppression with tan 22.5 deg as 13573 / 2^15,
+    hysteresis by 8-connectivity; the distance: OpenCV's 5x5 chamfer, weights 1, 1.4 and 2.1969 in
+    16.16 fixed point), equal to those calls value for value (the reference test runs them).
   - **mud**: `mask = L > cutout_threshold` (1 or 0, float32); when no pixel passes, 10% of the pixels
     (`max(1, int(0.1 * H * W))`, distinct, drawn by a partial Fisher-Yates shuffle from sub-stream 2)
     are set instead; `cv::GaussianBlur(mask, (0, 0), sigma, sigma, REPLICATE)`; divided by its maximum
@@ -365,6 +369,115 @@ AUG_CLONES float spatter_max(const float* __restrict v, std::size_t n) {
   return m;
 }
 
+// cv::Canny(src, 50, 150) (aperture 3, L1 gradient) restated for 8-bit images, its edges given as 0
+// and every other pixel as 255 (255 - the edge map, the distance transform's input): dx and dy the
+// 3x3 Sobel derivatives (border replicated), m = |dx| + |dy| (0 outside the image). A pixel is a
+// candidate where m > low and m is a maximum across the edge, with t = 13573 |dx| (tan 22.5 deg in
+// 2^-15) and a = |dy| 2^15: a < t, m > m(left) and m >= m(right); a > t + |dx| 2^16, m > m(up) and
+// m >= m(down); otherwise, s = -1 where dx and dy differ in sign and 1 elsewhere, m > m(up, x - s)
+// and m > m(down, x + s). The edges are the candidates 8-connected through candidates to one with
+// m > high. Each row's derivatives and tests are computed whole and selected in loops that
+// vectorise; only the candidates at most high (few) are listed and grown from.
+AUG_CLONES void spatter_sobel_row(const std::uint8_t* __restrict u, const std::uint8_t* __restrict c,
+                                  const std::uint8_t* __restrict d, int W, std::int16_t* __restrict dx,
+                                  std::int16_t* __restrict dy, std::int32_t* __restrict mg) {
+  for (int j = 1; j < W - 1; ++j) {
+    const int gx = (u[j + 1] - u[j - 1]) + 2 * (c[j + 1] - c[j - 1]) + (d[j + 1] - d[j - 1]);
+    const int gy = (d[j - 1] + 2 * d[j] + d[j + 1]) - (u[j - 1] + 2 * u[j] + u[j + 1]);
+    dx[j] = static_cast<std::int16_t>(gx);
+    dy[j] = static_cast<std::int16_t>(gy);
+    mg[j] = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
+  }
+}
+
+// A row of the map: 1 (not a candidate), 0 (a candidate with m <= high) or 2 (one with m > high).
+AUG_CLONES void spatter_nms_row(const std::int32_t* __restrict mp, const std::int32_t* __restrict mc,
+                                const std::int32_t* __restrict mn, const std::int16_t* __restrict dx,
+                                const std::int16_t* __restrict dy, int W, int low, int high,
+                                std::uint8_t* __restrict mrow) {
+  constexpr int kTg22 = 13573;
+  for (int j = 0; j < W; ++j) {
+    const int m = mc[j], xs = dx[j], ys = dy[j];
+    const int x = xs < 0 ? -xs : xs, y = (ys < 0 ? -ys : ys) << 15;
+    const int t22 = x * kTg22, t67 = t22 + (x << 16);
+    const bool neg = (xs ^ ys) < 0;  // s = -1
+    const bool h = (m > mc[j - 1]) & (m >= mc[j + 1]);
+    const bool v = (m > mp[j]) & (m >= mn[j]);
+    const int gu = neg ? mp[j + 1] : mp[j - 1], gd = neg ? mn[j - 1] : mn[j + 1];
+    const bool g = (m > gu) & (m > gd);
+    const bool keep = (m > low) & (y < t22 ? h : (y > t67 ? v : g));
+    mrow[j] = keep ? (m > high ? 2 : 0) : 1;
+  }
+}
+
+AUG_CLONES void spatter_not_edges(const std::uint8_t* __restrict mrow, int W, std::uint8_t* __restrict o) {
+  for (int j = 0; j < W; ++j) o[j] = mrow[j] == 2 ? 0 : 255;
+}
+
+void spatter_canny_inverse(const std::uint8_t* src, int W, int H, int low, int high, std::uint8_t* out) {
+  const std::ptrdiff_t P = W + 2;
+  std::vector<std::uint8_t> map(static_cast<std::size_t>(P) * (static_cast<std::size_t>(H) + 2), 1);
+  std::vector<std::int16_t> dxr(3 * static_cast<std::size_t>(W)), dyr(3 * static_cast<std::size_t>(W));
+  std::vector<std::int32_t> magr(3 * (static_cast<std::size_t>(W) + 2), 0);
+  std::vector<std::uint8_t*> stack, weak;
+  const auto srow = [&](int i) { return src + static_cast<std::size_t>(std::clamp(i, 0, H - 1)) * W; };
+  const auto slot = [](int i) { return static_cast<std::size_t>((i + 3) % 3); };
+  const auto grad = [&](int i) {  // row i's derivatives and magnitude into slot i % 3
+    std::int16_t* dx = dxr.data() + slot(i) * W;
+    std::int16_t* dy = dyr.data() + slot(i) * W;
+    std::int32_t* mg = magr.data() + slot(i) * (static_cast<std::size_t>(W) + 2) + 1;
+    if (i < 0 || i >= H) {
+      std::fill_n(mg - 1, W + 2, 0);
+      return;
+    }
+    const std::uint8_t *u = srow(i - 1), *c = srow(i), *d = srow(i + 1);
+    const auto edge = [&](int j) {  // a border column: its neighbours replicated
+      const int l = j > 0 ? j - 1 : 0, r = j < W - 1 ? j + 1 : W - 1;
+      const int gx = (u[r] - u[l]) + 2 * (c[r] - c[l]) + (d[r] - d[l]);
+      const int gy = (d[l] + 2 * d[j] + d[r]) - (u[l] + 2 * u[j] + u[r]);
+      dx[j] = static_cast<std::int16_t>(gx);
+      dy[j] = static_cast<std::int16_t>(gy);
+      mg[j] = std::abs(gx) + std::abs(gy);
+    };
+    edge(0);
+    if (W > 1) edge(W - 1);
+    spatter_sobel_row(u, c, d, W, dx, dy, mg);
+    mg[-1] = mg[W] = 0;
+  };
+  grad(-1);
+  grad(0);
+  for (int i = 0; i < H; ++i) {
+    grad(i + 1);
+    const auto mag = [&](int r) { return magr.data() + slot(r) * (static_cast<std::size_t>(W) + 2) + 1; };
+    std::uint8_t* mrow = map.data() + static_cast<std::size_t>(i + 1) * P + 1;
+    spatter_nms_row(mag(i - 1), mag(i), mag(i + 1), dxr.data() + slot(i) * W, dyr.data() + slot(i) * W, W, low,
+                    high, mrow);
+    for (int j = 0; j < W; ++j)
+      if (mrow[j] == 0) weak.push_back(mrow + j);
+  }
+  // A candidate next to an edge is one, and so is every candidate it reaches.
+  const std::ptrdiff_t around[8] = {-P - 1, -P, -P + 1, -1, 1, P - 1, P, P + 1};
+  for (std::uint8_t* w : weak) {
+    if (*w != 0) continue;
+    bool next = false;
+    for (const std::ptrdiff_t o : around) next = next || w[o] == 2;
+    if (!next) continue;
+    *w = 2;
+    stack.push_back(w);
+    while (!stack.empty()) {
+      std::uint8_t* p = stack.back();
+      stack.pop_back();
+      for (const std::ptrdiff_t o : around)
+        if (p[o] == 0) {
+          p[o] = 2;
+          stack.push_back(p + o);
+        }
+    }
+  }
+  for (int i = 0; i < H; ++i)
+    spatter_not_edges(map.data() + static_cast<std::size_t>(i + 1) * P + 1, W, out + static_cast<std::size_t>(i) * W);
+}
+
 const std::array<double, 3> kRainColor{238, 238, 175};
 const std::array<double, 3> kMudColor{20, 42, 63};
 
@@ -393,10 +506,9 @@ class SpatterOp final : public Op {
       cv::Mat l8(H, W, CV_8U);
       std::uint8_t* q = l8.ptr<std::uint8_t>();
       spatter_to_u8(L, n, q);
-      cv::Mat edges, dist(H, W, CV_32F), dist8;
-      cv::Canny(l8, edges, 50, 150);
-      cv::subtract(cv::Scalar(255), edges, edges);
-      spatter_chamfer(edges.ptr<std::uint8_t>(), W, H, dist.ptr<float>(), 20.f);
+      cv::Mat not_edges(H, W, CV_8U), dist(H, W, CV_32F), dist8;
+      spatter_canny_inverse(q, W, H, 50, 150, not_edges.ptr<std::uint8_t>());
+      spatter_chamfer(not_edges.ptr<std::uint8_t>(), W, H, dist.ptr<float>(), 20.f);
       cv::GaussianBlur(dist, dist, cv::Size(3, 3), 1, 1, cv::BORDER_REPLICATE);
       dist8.create(H, W, CV_8U);
       spatter_clip_u8(dist.ptr<float>(), n, dist8.ptr<std::uint8_t>());
