@@ -185,31 +185,55 @@ Albumentations 2.x's **Spatter** (its defaults: `mean` 0.65, `std` 0.3, `gauss_s
 // normals and the double arithmetic eight at a time where the machine has AVX2 (the same operations:
 // table reads by gather, binary32 a + f (b - a) with no contraction, the double product and sum).
 #if defined(AUG_AVX2_PHILOX)
-[[gnu::target("avx2")]] void spatter_normals_avx2(const std::uint32_t* w, int n, const float* table, double mean,
-                                                  double sd, float* out) {
-  const __m256i sub_mask = _mm256_set1_epi32(4095), last = _mm256_set1_epi32(k::kNormalCells - 1);
-  const __m256 step = _mm256_set1_ps(1.0f / 4096.0f);
+// Eight values L from eight words.
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256 spatter_normal8(__m256i bits, const float* table, __m256d m,
+                                                                         __m256d s) {
+  const __m256i mm = _mm256_srli_epi32(bits, 8);
+  const __m256i cell = _mm256_srli_epi32(mm, 12), sub = _mm256_and_si256(mm, _mm256_set1_epi32(4095));
+  const __m256 a = _mm256_i32gather_ps(table, cell, 4), b = _mm256_i32gather_ps(table + 1, cell, 4);
+  const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(sub), _mm256_set1_ps(1.0f / 4096.0f));
+  __m256 z = _mm256_add_ps(a, _mm256_mul_ps(f, _mm256_sub_ps(b, a)));
+  const __m256i tail = _mm256_or_si256(_mm256_cmpeq_epi32(cell, _mm256_setzero_si256()),
+                                       _mm256_cmpeq_epi32(cell, _mm256_set1_epi32(k::kNormalCells - 1)));
+  if (!_mm256_testz_si256(tail, tail)) {  // a tail cell (2 in 4096): those lanes as standard_normal gives them
+    alignas(32) std::uint32_t w[8];
+    alignas(32) float zs[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(w), bits);
+    for (int j = 0; j < 8; ++j) zs[j] = k::standard_normal(w[j], table);
+    z = _mm256_load_ps(zs);
+  }
+  const __m256d lo = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_castps256_ps128(z))));
+  const __m256d hi = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_extractf128_ps(z, 1))));
+  return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+}
+
+// The values of nb blocks (words 0 to 3 in w0 .. w3) in pixel order, 4 nb of them at out: eight
+// blocks' words transposed in registers, then eight values at a time.
+[[gnu::target("avx2")]] void spatter_normals_avx2(const std::uint32_t* w0, const std::uint32_t* w1,
+                                                  const std::uint32_t* w2, const std::uint32_t* w3, int nb,
+                                                  const float* table, double mean, double sd, float* out) {
   const __m256d m = _mm256_set1_pd(mean), s = _mm256_set1_pd(sd);
   int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i));
-    const __m256i mm = _mm256_srli_epi32(bits, 8);
-    const __m256i cell = _mm256_srli_epi32(mm, 12), sub = _mm256_and_si256(mm, sub_mask);
-    const __m256 a = _mm256_i32gather_ps(table, cell, 4), b = _mm256_i32gather_ps(table + 1, cell, 4);
-    const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(sub), step);
-    __m256 z = _mm256_add_ps(a, _mm256_mul_ps(f, _mm256_sub_ps(b, a)));
-    const __m256i tail = _mm256_or_si256(_mm256_cmpeq_epi32(cell, _mm256_setzero_si256()), _mm256_cmpeq_epi32(cell, last));
-    if (!_mm256_testz_si256(tail, tail)) {  // a tail cell (2 in 4096): those lanes as standard_normal gives them
-      alignas(32) float zs[8];
-      _mm256_store_ps(zs, z);
-      for (int j = 0; j < 8; ++j) zs[j] = k::standard_normal(w[i + j], table);
-      z = _mm256_load_ps(zs);
-    }
-    const __m256d lo = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_castps256_ps128(z))));
-    const __m256d hi = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_extractf128_ps(z, 1))));
-    _mm256_storeu_ps(out + i, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+  for (; i + 8 <= nb; i += 8) {
+    const __m256i A = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w0 + i));
+    const __m256i B = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w1 + i));
+    const __m256i C = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + i));
+    const __m256i D = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w3 + i));
+    const __m256i t0 = _mm256_unpacklo_epi32(A, B), t1 = _mm256_unpackhi_epi32(A, B);
+    const __m256i t2 = _mm256_unpacklo_epi32(C, D), t3 = _mm256_unpackhi_epi32(C, D);
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    float* o = out + 4 * i;
+    _mm256_storeu_ps(o, spatter_normal8(_mm256_permute2x128_si256(u0, u1, 0x20), table, m, s));
+    _mm256_storeu_ps(o + 8, spatter_normal8(_mm256_permute2x128_si256(u2, u3, 0x20), table, m, s));
+    _mm256_storeu_ps(o + 16, spatter_normal8(_mm256_permute2x128_si256(u0, u1, 0x31), table, m, s));
+    _mm256_storeu_ps(o + 24, spatter_normal8(_mm256_permute2x128_si256(u2, u3, 0x31), table, m, s));
   }
-  for (; i < n; ++i) out[i] = static_cast<float>(mean + sd * static_cast<double>(k::standard_normal(w[i], table)));
+  for (; i < nb; ++i) {
+    const std::uint32_t w[4] = {w0[i], w1[i], w2[i], w3[i]};
+    for (int j = 0; j < 4; ++j)
+      out[4 * i + j] = static_cast<float>(mean + sd * static_cast<double>(k::standard_normal(w[j], table)));
+  }
 }
 #endif
 
@@ -222,22 +246,21 @@ void spatter_field(float* L, std::size_t n, double mean, double sd, const k::Key
     const int nb = static_cast<int>(std::min<std::size_t>(kChunk, blocks - b0));
     std::uint32_t* w = words.data();
     k::cpu::philox_blocks(stream, static_cast<std::uint32_t>(b0), 1, nb, w, w + nb, w + 2 * nb, w + 3 * nb);
+    // Pixels 4 b0 .. 4 (b0 + nb) - 1, the last chunk's beyond n left out.
+    const std::size_t left = n - 4 * b0;
+    float* out = left >= 4 * static_cast<std::size_t>(nb) ? L + 4 * b0 : v.data();
 #if defined(AUG_AVX2_PHILOX)
     if (k::cpu::host_has_avx2()) {
-      spatter_normals_avx2(w, 4 * nb, table, mean, sd, v.data());
+      spatter_normals_avx2(w, w + nb, w + 2 * nb, w + 3 * nb, nb, table, mean, sd, out);
     } else
 #endif
     {
-      for (int i = 0; i < 4 * nb; ++i)
-        v[static_cast<std::size_t>(i)] = static_cast<float>(mean + sd * static_cast<double>(k::standard_normal(w[i], table)));
+      for (int b = 0; b < nb; ++b)
+        for (int j = 0; j < 4; ++j)
+          out[4 * b + j] = static_cast<float>(
+              mean + sd * static_cast<double>(k::standard_normal(w[static_cast<std::size_t>(j) * nb + b], table)));
     }
-    // v holds word j of block b0 + b at j * nb + b: the pixel 4 (b0 + b) + j.
-    float* out = L + 4 * b0;
-    const std::size_t left = n - 4 * b0;
-    for (int b = 0; b < nb; ++b)
-      for (int j = 0; j < 4; ++j)
-        if (4 * static_cast<std::size_t>(b) + j < left)
-          out[4 * b + j] = v[static_cast<std::size_t>(j) * nb + b];
+    if (out == v.data()) std::copy_n(v.data(), left, L + 4 * b0);
   }
 }
 
@@ -289,6 +312,7 @@ AUG_CLONES void spatter_upper_terms(const std::uint32_t* __restrict u2, const st
   const __m256i b1 = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7), b2 = _mm256_setr_epi32(2, 3, 4, 5, 6, 7, 7, 7),
                 b4 = _mm256_setr_epi32(4, 5, 6, 7, 7, 7, 7, 7);
   std::uint32_t carry = edge;
+  __m256i cv = _mm256_set1_epi32(static_cast<int>(edge));
   const int blocks = W / 8;
   if (forward) {
     int j = 0;
@@ -297,10 +321,11 @@ AUG_CLONES void spatter_upper_terms(const std::uint32_t* __restrict u2, const st
       v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(v, f1), sentinel, 0x01), a1));
       v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(v, f2), sentinel, 0x03), a2));
       v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(v, f4), sentinel, 0x0f), a4));
-      v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(carry)), up));
+      v = _mm256_min_epu32(v, _mm256_add_epi32(cv, up));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(cur + j), v);
-      carry = cur[j + 7];
+      cv = _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7));  // the carry kept in a register
     }
+    carry = j > 0 ? cur[j - 1] : carry;
     for (; j < W; ++j) carry = cur[j] = std::min(pre[j], carry + a);
   } else {
     int j = W;
@@ -310,10 +335,11 @@ AUG_CLONES void spatter_upper_terms(const std::uint32_t* __restrict u2, const st
       v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(v, b1), sentinel, 0x80), a1));
       v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(v, b2), sentinel, 0xc0), a2));
       v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(v, b4), sentinel, 0xf0), a4));
-      v = _mm256_min_epu32(v, _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(carry)), up));
+      v = _mm256_min_epu32(v, _mm256_add_epi32(cv, up));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(cur + j), v);
-      carry = cur[j];
+      cv = _mm256_permutevar8x32_epi32(v, _mm256_setzero_si256());
     }
+    carry = j < W ? cur[j] : carry;
     for (--j; j >= 0; --j) carry = cur[j] = std::min(pre[j], carry + a);
   }
 }
