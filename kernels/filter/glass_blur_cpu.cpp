@@ -21,6 +21,19 @@ namespace {
 
 constexpr int kMaxDelta = 100;         // the largest max_delta the stage accepts
 
+#if defined(AUG_AVX2_PHILOX)
+// out[3 i + k] = w_k[i] for the first multiple of 8 of the n values; returns how many were done.
+[[gnu::target("avx2")]] int interleave_words_avx2(const std::uint32_t* w0, const std::uint32_t* w1,
+                                                  const std::uint32_t* w2, int n, std::uint32_t* out) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    interleave3_avx2(_mm256_loadu_ps(reinterpret_cast<const float*>(w0 + i)),
+                     _mm256_loadu_ps(reinterpret_cast<const float*>(w1 + i)),
+                     _mm256_loadu_ps(reinterpret_cast<const float*>(w2 + i)), out + 3 * static_cast<std::size_t>(i));
+  return i;
+}
+#endif
+
 // The words of row y's offsets for columns [x0, x1] in iteration `it`: the word of column x is
 // words[x - origin] (block x / 3, word x % 3).
 struct RowWords {
@@ -31,7 +44,11 @@ struct RowWords {
     for (auto* v : {&w0, &w1, &w2, &words}) v->resize(static_cast<std::size_t>(n) * 3);
     philox_blocks(a.stream, glass_blur_block_index(W, y, x0), kGlassBlurPurpose + static_cast<std::uint32_t>(it), n,
                   w0.data(), w1.data(), w2.data());
-    for (int i = 0; i < n; ++i) {
+    int i0 = 0;
+#if defined(AUG_AVX2_PHILOX)
+    if (host_has_avx2()) i0 = interleave_words_avx2(w0.data(), w1.data(), w2.data(), n, words.data());
+#endif
+    for (int i = i0; i < n; ++i) {
       words[3 * static_cast<std::size_t>(i)] = w0[static_cast<std::size_t>(i)];
       words[3 * static_cast<std::size_t>(i) + 1] = w1[static_cast<std::size_t>(i)];
       words[3 * static_cast<std::size_t>(i) + 2] = w2[static_cast<std::size_t>(i)];
