@@ -362,7 +362,9 @@ void spatter_chamfer(const std::uint8_t* src, int W, int H, float* out, float tr
   const std::uint32_t a = fix(1.f), b = fix(1.4f), c = fix(2.1969f);
   constexpr std::uint32_t kFar = 0x7fffffffu;
   const std::size_t P = static_cast<std::size_t>(W) + 4;
-  std::vector<std::uint32_t> t((static_cast<std::size_t>(H) + 4) * P, kFar), pre(static_cast<std::size_t>(W));
+  thread_local std::vector<std::uint32_t> t;  // kept from image to image: no fresh pages to fault in
+  t.assign((static_cast<std::size_t>(H) + 4) * P, kFar);
+  std::vector<std::uint32_t> pre(static_cast<std::size_t>(W));
   std::vector<std::uint32_t> none(static_cast<std::size_t>(W), 0xffffffffu);  // the forward pass has no own term
   const auto row = [&](int i) { return t.data() + (static_cast<std::size_t>(i) + 2) * P + 2; };
   // Every value is at most 0x7fffffff plus c per row and column (a path to the border), far below the
@@ -514,7 +516,8 @@ AUG_CLONES void spatter_not_edges(const std::uint8_t* __restrict mrow, int W, st
 
 void spatter_canny_inverse(const std::uint8_t* src, int W, int H, int low, int high, std::uint8_t* out) {
   const std::ptrdiff_t P = W + 2;
-  std::vector<std::uint8_t> map(static_cast<std::size_t>(P) * (static_cast<std::size_t>(H) + 2), 1);
+  thread_local std::vector<std::uint8_t> map;  // kept from image to image
+  map.assign(static_cast<std::size_t>(P) * (static_cast<std::size_t>(H) + 2), 1);
   std::vector<std::int16_t> dxr(3 * static_cast<std::size_t>(W)), dyr(3 * static_cast<std::size_t>(W));
   std::vector<std::int32_t> magr(3 * (static_cast<std::size_t>(W) + 2), 0);
   std::vector<std::uint8_t*> stack, weak;
@@ -591,7 +594,13 @@ class SpatterOp final : public Op {
     const int W = s.width, H = s.height;
     const std::size_t n = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
     // The normal field.
-    cv::Mat liquid(H, W, CV_32F);
+    // The layer's planes, kept by each thread from image to image (as large as the largest image seen),
+    // so that a stream of images does not fault in fresh pages for each.
+    thread_local std::vector<float> liquid_buf, dist_buf;
+    thread_local std::vector<std::uint8_t> l8_buf, not_edges_buf, dist8_buf;
+    for (auto* b : {&liquid_buf, &dist_buf}) b->resize(std::max(b->size(), n));
+    for (auto* b : {&l8_buf, &not_edges_buf, &dist8_buf}) b->resize(std::max(b->size(), n));
+    cv::Mat liquid(H, W, CV_32F, liquid_buf.data());
     float* L = liquid.ptr<float>();
     spatter_field(L, n, dr.mean, dr.std, stream, normal_table().data());
     const int ksize = 2 * static_cast<int>(std::nearbyint(3 * dr.sigma)) + 1;
@@ -601,14 +610,14 @@ class SpatterOp final : public Op {
     wet_ = static_cast<double>(wet) / static_cast<double>(n);
     layer_.resize(n);
     if (dr.mode == Mode::Rain) {
-      cv::Mat l8(H, W, CV_8U);
+      cv::Mat l8(H, W, CV_8U, l8_buf.data());
       std::uint8_t* q = l8.ptr<std::uint8_t>();
       spatter_to_u8(L, n, q);
-      cv::Mat not_edges(H, W, CV_8U), dist(H, W, CV_32F), dist8;
+      cv::Mat not_edges(H, W, CV_8U, not_edges_buf.data()), dist(H, W, CV_32F, dist_buf.data()),
+          dist8(H, W, CV_8U, dist8_buf.data());
       spatter_canny_inverse(q, W, H, 50, 150, not_edges.ptr<std::uint8_t>());
       spatter_chamfer(not_edges.ptr<std::uint8_t>(), W, H, dist.ptr<float>(), 20.f);
       cv::GaussianBlur(dist, dist, cv::Size(3, 3), 1, 1, cv::BORDER_REPLICATE);
-      dist8.create(H, W, CV_8U);
       spatter_clip_u8(dist.ptr<float>(), n, dist8.ptr<std::uint8_t>());
       cv::equalizeHist(dist8, dist8);
       const cv::Mat ker = (cv::Mat_<float>(3, 3) << -2, -1, 0, -1, 1, 1, 0, 1, 2);
