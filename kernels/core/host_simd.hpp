@@ -71,13 +71,15 @@ template <class Src>
   weighted_sum(out, [&](int k) { return rows[k]; }, n, w, taps);
 }
 
-// Words 0 .. 2 of Philox blocks (first + i, purpose) of `stream` for i in [0, n): w[k][i] is word k of
-// KeyedStream::block(first + i, purpose). The same rounds as philox4x32_10, across blocks so that
-// they vectorise; with AVX2 or AVX-512, explicit 32 x 32 -> 64-bit products (below).
+// Words 0 .. 2 of Philox blocks (first + i, purpose) of `stream` for i in [0, n), and word 3 when w3
+// is given: w[k][i] is word k of KeyedStream::block(first + i, purpose). The same rounds as
+// philox4x32_10, across blocks so that they vectorise; with AVX2 or AVX-512, explicit 32 x 32 ->
+// 64-bit products (below).
 [[maybe_unused]] AUG_CLONES void philox_blocks_portable(const KeyedStream& stream, std::uint32_t first,
                                                         std::uint32_t purpose, int n, std::uint32_t* __restrict w0,
                                                         std::uint32_t* __restrict w1,
-                                                        std::uint32_t* __restrict w2) {
+                                                        std::uint32_t* __restrict w2,
+                                                        std::uint32_t* __restrict w3 = nullptr) {
   std::uint32_t k0[10], k1[10];
   for (int r = 0; r < 10; ++r) {
     k0[r] = stream.key0 + static_cast<std::uint32_t>(r) * kPhiloxW0;
@@ -98,6 +100,7 @@ template <class Src>
     w0[i] = c0;
     w1[i] = c1;
     w2[i] = c2;
+    if (w3 != nullptr) w3[i] = c3;
   }
 }
 
@@ -127,7 +130,8 @@ struct PhiloxState16 {
 // Sixteen blocks at a time: groups g = 0 .. 3 hold the blocks i + 8 (g / 2) + 2 j + g % 2, j < 4.
 [[maybe_unused, gnu::target("avx2")]] void philox_blocks_avx2(const KeyedStream& stream, std::uint32_t first,
                                                               std::uint32_t purpose, int n, std::uint32_t* w0,
-                                                              std::uint32_t* w1, std::uint32_t* w2) {
+                                                              std::uint32_t* w1, std::uint32_t* w2,
+                                                              std::uint32_t* w3 = nullptr) {
   const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kPhiloxM0)), m1 = _mm256_set1_epi32(static_cast<int>(kPhiloxM1));
   __m256i k0[10], k1[10];
   for (int r = 0; r < 10; ++r) {
@@ -155,6 +159,8 @@ struct PhiloxState16 {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(w0 + at), _mm256_blend_epi32(e.c0, _mm256_slli_epi64(o.c0, 32), 0xAA));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(w1 + at), _mm256_blend_epi32(e.c1, _mm256_slli_epi64(o.c1, 32), 0xAA));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(w2 + at), _mm256_blend_epi32(e.c2, _mm256_slli_epi64(o.c2, 32), 0xAA));
+      if (w3 != nullptr)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w3 + at), _mm256_blend_epi32(e.c3, _mm256_slli_epi64(o.c3, 32), 0xAA));
     }
   }
   for (; i < n; ++i) {
@@ -162,6 +168,7 @@ struct PhiloxState16 {
     w0[i] = b.v[0];
     w1[i] = b.v[1];
     w2[i] = b.v[2];
+    if (w3 != nullptr) w3[i] = b.v[3];
   }
 }
 
@@ -185,7 +192,8 @@ struct PhiloxState16 {
 
 [[maybe_unused, gnu::target("avx512f")]] void philox_blocks_avx512(const KeyedStream& stream, std::uint32_t first,
                                                                    std::uint32_t purpose, int n, std::uint32_t* w0,
-                                                                   std::uint32_t* w1, std::uint32_t* w2) {
+                                                                   std::uint32_t* w1, std::uint32_t* w2,
+                                                              std::uint32_t* w3 = nullptr) {
   const __m512i m0 = _mm512_set1_epi32(static_cast<int>(kPhiloxM0)), m1 = _mm512_set1_epi32(static_cast<int>(kPhiloxM1));
   __m512i k0[10], k1[10];
   for (int r = 0; r < 10; ++r) {
@@ -213,9 +221,12 @@ struct PhiloxState16 {
       _mm512_storeu_si512(w0 + at, _mm512_mask_blend_epi32(0xAAAA, e.c0, _mm512_slli_epi64(o.c0, 32)));
       _mm512_storeu_si512(w1 + at, _mm512_mask_blend_epi32(0xAAAA, e.c1, _mm512_slli_epi64(o.c1, 32)));
       _mm512_storeu_si512(w2 + at, _mm512_mask_blend_epi32(0xAAAA, e.c2, _mm512_slli_epi64(o.c2, 32)));
+      if (w3 != nullptr) _mm512_storeu_si512(w3 + at, _mm512_mask_blend_epi32(0xAAAA, e.c3, _mm512_slli_epi64(o.c3, 32)));
     }
   }
-  if (i < n) philox_blocks_avx2(stream, first + static_cast<std::uint32_t>(i), purpose, n - i, w0 + i, w1 + i, w2 + i);
+  if (i < n)
+    philox_blocks_avx2(stream, first + static_cast<std::uint32_t>(i), purpose, n - i, w0 + i, w1 + i, w2 + i,
+                       w3 != nullptr ? w3 + i : nullptr);
 }
 #if !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -255,13 +266,15 @@ struct PhiloxState16 {
 #endif
 }
 
+// w3, when given, receives word 3.
 [[maybe_unused]] void philox_blocks(const KeyedStream& stream, std::uint32_t first, std::uint32_t purpose, int n,
-                                    std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2) {
+                                    std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2,
+                                    std::uint32_t* w3 = nullptr) {
 #if defined(AUG_AVX2_PHILOX)
-  if (host_has_avx512()) return philox_blocks_avx512(stream, first, purpose, n, w0, w1, w2);
-  if (host_has_avx2()) return philox_blocks_avx2(stream, first, purpose, n, w0, w1, w2);
+  if (host_has_avx512()) return philox_blocks_avx512(stream, first, purpose, n, w0, w1, w2, w3);
+  if (host_has_avx2()) return philox_blocks_avx2(stream, first, purpose, n, w0, w1, w2, w3);
 #endif
-  philox_blocks_portable(stream, first, purpose, n, w0, w1, w2);
+  philox_blocks_portable(stream, first, purpose, n, w0, w1, w2, w3);
 }
 }  // namespace
 }  // namespace aug::k::cpu

@@ -1,8 +1,6 @@
-// spatter's host driver: the kernels' arithmetic (spatter.hpp) row by row. Rain: the pixels the layer
-// leaves dry (most of them) copied, the others through spatter_value. Mud (the blurred mask is
-// non-zero almost everywhere): planar binary32 copies of the row's channels, each channel's mud and
-// keep for the whole row, then the blend, in loops over one colour that vectorise (AVX2 where the
-// machine has it).
+// spatter's host driver: the kernels' arithmetic (spatter.hpp) row by row: planar binary32 copies of
+// the row's channels, each channel's rain drops (or mud and keep) for the whole row, then the sum (or
+// the blend), in loops over one colour that vectorise (AVX2 where the machine has it).
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -37,12 +35,23 @@ AUG_CLONES void mud_coefficients(const float* __restrict l, int n, double color,
   }
 }
 
-// The value of a pixel the layer leaves dry: spatter_value adds +0 (rain). An 8/16-bit value survives
-// the round trip v / max * max exactly; a float is clamped (and -0 becomes +0).
-template <class T>
-T spatter_dry(T v) {
-  if constexpr (std::is_same_v<T, float>) return clamp01(v + 0.f);
-  else return v;
+// spatter_value's rain drop for one colour over n layer values: (float)(l * color * scale) in double.
+AUG_CLONES void rain_drops(const float* __restrict l, int n, double color, double scale, float* __restrict drop) {
+  for (int i = 0; i < n; ++i) drop[i] = static_cast<float>(static_cast<double>(l[i]) * color * scale);
+}
+
+// One channel of a row of rain on planar binary32 values: y = x + drop, clamped to [0, 1], then
+// scaled by max and rounded half to even (the rounding only for 8/16-bit samples). Where the layer
+// is 0 the drop is +0: an 8/16-bit value survives the round trip v / max * max exactly.
+AUG_CLONES void rain_plane(float* __restrict x, int n, const float* __restrict drop, float max, bool round) {
+  for (int i = 0; i < n; ++i) {
+    float v = x[i] + drop[i];
+    v = v < 0.f ? 0.f : v;
+    v = v > 1.f ? 1.f : v;
+    x[i] = v;
+  }
+  if (round)
+    for (int i = 0; i < n; ++i) x[i] = __builtin_rintf(x[i] * max);
 }
 
 // One channel of a row of mud on planar binary32 values: y = (float)(x * keep) + mud, clamped to
@@ -80,17 +89,7 @@ void spatter(View<const T> in, View<T> out, const SpatterArgs& a) {
     const T* s = in.row(y);
     T* d = out.row(y);
     const float* layer = a.layer + static_cast<std::size_t>(y) * W;
-    if (!a.mud) {  // rain: most pixels are dry
-      for (int x = 0; x < W; ++x) {
-        if (layer[x] == 0.f) {
-          for (int c = 0; c < C; ++c) d[x * C + c] = spatter_dry(s[x * C + c]);
-          continue;
-        }
-        for (int c = 0; c < C; ++c) d[x * C + c] = spatter_value(s[x * C + c], layer[x], color[c], a);
-      }
-      continue;
-    }
-    // mud: planar values of the row, blended channel by channel, written back: in [0, max] after the
+    // Planar values of the row, blended channel by channel, written back: in [0, max] after the
     // clamp, so from_unit's saturation never acts and the cast is exact.
     for (int x = 0; x < W; ++x)
       for (int c = 0; c < C; ++c) {
@@ -99,8 +98,13 @@ void spatter(View<const T> in, View<T> out, const SpatterArgs& a) {
       }
     for (int c = 0; c < C; ++c) {
       float* p = plane.data() + c * W;
-      mud_coefficients(layer, W, color[c], mud.data(), keep.data());
-      mud_plane(p, W, keep.data(), mud.data(), max, !std::is_same_v<T, float>);
+      if (!a.mud) {
+        rain_drops(layer, W, color[c], a.scale, mud.data());
+        rain_plane(p, W, mud.data(), max, !std::is_same_v<T, float>);
+      } else {
+        mud_coefficients(layer, W, color[c], mud.data(), keep.data());
+        mud_plane(p, W, keep.data(), mud.data(), max, !std::is_same_v<T, float>);
+      }
     }
     for (int x = 0; x < W; ++x)
       for (int c = 0; c < C; ++c) d[x * C + c] = static_cast<T>(plane[c * W + x]);

@@ -1,7 +1,8 @@
 // spatter: Albumentations 2.x's Spatter written out with OpenCV (its draws with the stage's generator,
 // the liquid layer through cv::GaussianBlur, cv::Canny, cv::distanceTransform, cv::equalizeHist and
 // cv::filter2D, or the blurred mud mask, then the float32 apply) against both backends on the sample
-// photographs, 0 differing values; the draws (the mode, the intensity, the cut of the normal field)
+// photographs and on 40 random images of many sizes and fields (rain: the stage computes Canny and
+// the distance transform itself), 0 differing values; the draws (the mode, the intensity, the cut of the normal field)
 // against Albumentations' definition; 16-bit and float images; the import of Spatter (1.x and 2.x).
 #include <gtest/gtest.h>
 
@@ -148,6 +149,38 @@ TEST(Spatter, EightBitPhotographsEqualTheOpenCVSteps) {
       EXPECT_EQ(compare(b.emulated, want).count, 0u) << compare(b.emulated, want).str();
       EXPECT_GT(compare(in, want).count, 1000u);  // the layer changes the image
     }
+}
+
+// The rain layer's Canny and distance transform (the stage's own code) against OpenCV's calls over
+// many fields: sizes from 1 x 1 to a few hundred pixels, thin to thick drops, cuts from sparse to
+// dense.
+TEST(Spatter, RainEqualsTheOpenCVStepsOverManyFields) {
+  cv::RNG rng(7);
+  for (int i = 0; i < 40; ++i) {
+    const int W = i < 4 ? 1 + i : 5 + (i * 37) % 320, H = i < 4 ? 1 + (3 - i) : 3 + (i * 23) % 210;
+    cv::Mat img(H, W, CV_8UC3);
+    rng.fill(img, cv::RNG::UNIFORM, 0, 256);
+    Config c;
+    c.mean = 0.45 + 0.01 * (i % 30);
+    c.std = 0.1 + 0.02 * (i % 17);
+    c.sigma = 0.6 + 0.25 * (i % 13);
+    c.threshold = 0.5 + 0.012 * (i % 25);
+    c.intensity = 1;
+    const std::string json = "{\"stage\": \"spatter\", \"p\": 1, \"intensity\": 1, \"mean\": " + std::to_string(c.mean) +
+                             ", \"std\": " + std::to_string(c.std) + ", \"gauss_sigma\": " + std::to_string(c.sigma) +
+                             ", \"cutout_threshold\": " + std::to_string(c.threshold) + "}";
+    c.mean = std::stod(std::to_string(c.mean));  // the values the stage reads back from the text
+    c.std = std::stod(std::to_string(c.std));
+    c.sigma = std::stod(std::to_string(c.sigma));
+    c.threshold = std::stod(std::to_string(c.threshold));
+    const std::string key = "field" + std::to_string(i) + ".png";
+    SCOPED_TRACE(key + " " + json);
+    const Image in = from_mat(img);
+    const testing::Both b = run_both(one_stage(json), in, key);
+    const Image want = from_mat(spatter_reference(img, stream_of(key), c));
+    EXPECT_EQ(compare(b.cpu, want).count, 0u) << compare(b.cpu, want).str();
+    EXPECT_EQ(compare(b.emulated, want).count, 0u) << compare(b.emulated, want).str();
+  }
 }
 
 // The cut keeps the pixels whose field value reaches the threshold: with a negligible blur, the

@@ -29,10 +29,10 @@ TEST(Philox, KnownAnswers) {
 // The host drivers' Philox blocks (the portable loop, the AVX2 and the AVX-512 drivers where this
 // processor has them, and the dispatching philox_blocks) against KeyedStream::block, word by word:
 // counts around the vector widths (16 and 32 blocks at a time), counters that wrap past 2^32,
-// extreme keys and counter words.
+// extreme keys and counter words; words 0 to 2 alone, and with word 3.
 TEST(Philox, HostBlockDriversEqualTheBlockFunction) {
   using Driver = void (*)(const k::KeyedStream&, std::uint32_t, std::uint32_t, int, std::uint32_t*, std::uint32_t*,
-                          std::uint32_t*);
+                          std::uint32_t*, std::uint32_t*);
   std::vector<std::pair<const char*, Driver>> drivers = {{"portable", k::cpu::philox_blocks_portable},
                                                          {"dispatch", k::cpu::philox_blocks}};
 #if defined(AUG_AVX2_PHILOX)
@@ -40,26 +40,31 @@ TEST(Philox, HostBlockDriversEqualTheBlockFunction) {
   if (k::cpu::host_has_avx512()) drivers.emplace_back("avx512", k::cpu::philox_blocks_avx512);
 #endif
   const int most = 200;
-  std::vector<std::uint32_t> w(3 * most);
+  std::vector<std::uint32_t> w(4 * most);
   long compared = 0;
   for (const std::uint32_t x : {0u, 1u, 0x7FFFFFFFu, 0xFFFFFFFFu, 0x9E3779B9u})
     for (const std::uint32_t first : {0u, 7u, 1920u * 1079u, 0xFFFFFFF0u}) {
       const k::KeyedStream stream{x, ~x ^ 0x1234u, x * 3u + 1u, x ^ 5u};
       for (const int n : {0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, most})
-        for (const auto& [name, driver] : drivers) {
-          std::fill(w.begin(), w.end(), 0xDEADBEEFu);
-          driver(stream, first, x ^ 1u, n, w.data(), w.data() + most, w.data() + 2 * most);
-          for (int i = 0; i < n; ++i) {
-            const k::Philox4x32 b = stream.block(first + static_cast<std::uint32_t>(i), x ^ 1u);
-            for (int c = 0; c < 3; ++c) {
-              ASSERT_EQ(w[static_cast<std::size_t>(c * most + i)], b.v[c]) << name << " n " << n << " block " << i;
-              ++compared;
+        for (const auto& [name, driver] : drivers)
+          for (const int words : {3, 4}) {
+            std::fill(w.begin(), w.end(), 0xDEADBEEFu);
+            driver(stream, first, x ^ 1u, n, w.data(), w.data() + most, w.data() + 2 * most,
+                   words == 4 ? w.data() + 3 * most : nullptr);
+            for (int i = 0; i < n; ++i) {
+              const k::Philox4x32 b = stream.block(first + static_cast<std::uint32_t>(i), x ^ 1u);
+              for (int c = 0; c < words; ++c) {
+                ASSERT_EQ(w[static_cast<std::size_t>(c * most + i)], b.v[c]) << name << " n " << n << " block " << i;
+                ++compared;
+              }
+            }
+            if (n < most) {
+              EXPECT_EQ(w[static_cast<std::size_t>(n)], 0xDEADBEEFu) << name << " wrote past n = " << n;
+            }
+            if (words == 3) {
+              EXPECT_EQ(w[static_cast<std::size_t>(3 * most)], 0xDEADBEEFu) << name << " wrote word 3 unasked";
             }
           }
-          if (n < most) {
-            EXPECT_EQ(w[static_cast<std::size_t>(n)], 0xDEADBEEFu) << name << " wrote past n = " << n;
-          }
-        }
     }
   EXPECT_GT(compared, 0);
 }
