@@ -275,17 +275,20 @@ TEST(Snow, SnowPointIsUniformAndDefaultsToHalf) {
 
 TEST(Snow, SixteenBitAndFloatGoThroughEightBits) {
   const Image u8 = testing::sample_as("astronaut.jpg", DType::U8, 3);
-  const std::string stage = R"({"stage": "snow", "p": 1, "snow_point": [0.3, 0.8]})";
-  const Image want8 = testing::run_cpu(stage, u8, "a.png");
-  cv::Mat m16, mf;
-  mat(u8).convertTo(m16, CV_16UC3, 257);
-  mat(u8).convertTo(mf, CV_32FC3, 1 / 255.0);
-  for (const cv::Mat& m : {m16, mf}) {
-    const testing::Both b = run_both(one_stage(stage), from_mat(m), "a.png");
-    EXPECT_EQ(compare(b.cpu, b.emulated).count, 0u);
-    cv::Mat back;
-    mat(b.cpu).convertTo(back, CV_8UC3, m.depth() == CV_16U ? 1 / 257.0 : 255.0);
-    EXPECT_EQ(compare(from_mat(back), want8).count, 0u) << compare(from_mat(back), want8).str();
+  for (const std::string stage : {R"({"stage": "snow", "p": 1, "snow_point": [0.3, 0.8]})",
+                                  R"({"stage": "snow", "p": 1, "snow_point": [0.3, 0.8], "method": "texture"})"}) {
+    SCOPED_TRACE(stage);
+    const Image want8 = testing::run_cpu(stage, u8, "a.png");
+    cv::Mat m16, mf;
+    mat(u8).convertTo(m16, CV_16UC3, 257);
+    mat(u8).convertTo(mf, CV_32FC3, 1 / 255.0);
+    for (const cv::Mat& m : {m16, mf}) {
+      const testing::Both b = run_both(one_stage(stage), from_mat(m), "a.png");
+      EXPECT_EQ(compare(b.cpu, b.emulated).count, 0u);
+      cv::Mat back;
+      mat(b.cpu).convertTo(back, CV_8UC3, m.depth() == CV_16U ? 1 / 257.0 : 255.0);
+      EXPECT_EQ(compare(from_mat(back), want8).count, 0u) << compare(from_mat(back), want8).str();
+    }
   }
 }
 
