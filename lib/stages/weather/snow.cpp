@@ -5,6 +5,7 @@
 #include <opencv2/imgproc.hpp>
 #include <vector>
 
+#include "kernels/core/philox.hpp"  // KeyedStream, uniform01f
 #include "kernels/noise/normal.hpp"
 #include "kernels/weather/snow.hpp"
 #include "lib/stages/noise/normal_table.hpp"
