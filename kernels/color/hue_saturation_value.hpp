@@ -19,12 +19,10 @@
 #include <cstdint>
 
 #include "kernels/core/common.hpp"
+#include "kernels/core/hsv8.hpp"  // kHsvBlock, hsv_to_rgb
 #include "kernels/core/launch.hpp"
 
 namespace aug::k {
-
-// The pixels of a row OpenCV converts in blocks (its AVX2 code: 4 vectors of 8 floats).
-inline constexpr int kHsvBlock = 32;
 
 struct HsvArgs {
   AUG_FIELDS(HsvArgs, sdiv, hdiv, lut)
@@ -39,58 +37,6 @@ void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, c
 namespace cpu {  // the host driver (the CPU backend): the same pixels, with the hardware's FMA where it has one
 void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, const HsvArgs& args);
 }  // namespace cpu
-
-// One 8-bit HSV triple to RGB, the block arithmetic (`block`) or the one-by-one one.
-AUG_HD float hsv_fma(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return __builtin_fmaf(a, b, c);
-#endif
-}
-
-AUG_HD void hsv_to_rgb(int h, int s, int v, bool block, std::uint8_t rgb[3]) {
-  const float hscale = 6.0f / 180.0f;
-  const float sf = static_cast<float>(s) * (1.0f / 255.0f), vf = static_cast<float>(v) * (1.0f / 255.0f);
-  float t = static_cast<float>(h) * hscale;
-  if (block) {
-    const float pre = static_cast<float>(static_cast<int>(t));
-    const float f = t - pre;
-    const float turns = static_cast<float>(static_cast<int>(pre * (1.0f / 6.0f)));
-    const int sector = static_cast<int>(pre - turns * 6.0f);
-    const float p = vf * (1.0f - sf), q = vf * hsv_fma(-sf, f, 1.0f), u = vf * hsv_fma(-sf, 1.0f - f, 1.0f);
-    const float r = sector < 1 ? vf : sector == 1 ? q : sector <= 3 ? p : sector == 4 ? u : vf;
-    const float g = sector < 1 ? u : sector <= 2 ? vf : sector == 3 ? q : p;
-    const float b = sector < 2 ? p : sector == 2 ? u : sector <= 4 ? vf : q;
-    const float o[3] = {r, g, b};
-    for (int c = 0; c < 3; ++c) {
-      const int x = static_cast<int>(o[c] * 255.0f);  // truncation
-      rgb[c] = static_cast<std::uint8_t>(x < 0 ? 0 : (x > 255 ? 255 : x));
-    }
-    return;
-  }
-  float r = vf, g = vf, b = vf;
-  if (s != 0) {
-    if (t >= 6.0f) t -= 6.0f;  // fmod(t, 6): t < 8.5 here, and the difference is exact
-    int sector = static_cast<int>(t);
-    float f = t - static_cast<float>(sector);
-    if (sector >= 6) {
-      sector = 0;
-      f = 0.0f;
-    }
-    const float p = vf * (1.0f - sf), q = vf * hsv_fma(-sf, f, 1.0f), u = vf * (1.0f - sf * (1.0f - f));
-    switch (sector) {
-      case 0: r = vf, g = u, b = p; break;
-      case 1: r = q, g = vf, b = p; break;
-      case 2: r = p, g = vf, b = u; break;
-      case 3: r = p, g = q, b = vf; break;
-      case 4: r = u, g = p, b = vf; break;
-      default: r = vf, g = p, b = q; break;
-    }
-  }
-  const float o[3] = {r, g, b};
-  for (int c = 0; c < 3; ++c) rgb[c] = saturate<std::uint8_t>(rne(o[c] * 255.0f));
-}
 
 // An RGB pixel's 8-bit HSV after the tables (OpenCV's integer conversion, then lut).
 AUG_HD void shifted_hsv(int r, int g, int b, const HsvArgs& a, int& h_out, int& s_out, int& v_out) {

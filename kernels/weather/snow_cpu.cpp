@@ -136,6 +136,21 @@ void snow(View<const T> in, View<T> out, const SnowArgs& a) {
   }
 }
 
+// The texture method: the kernels' snow_texture_pixel, a row at a time.
+template <class T>
+void snow_texture(View<const T> in, View<T> out, const SnowTextureArgs& a) {
+  for (int y = 0; y < in.height; ++y) {
+    const T* s = in.row(y);
+    T* d = out.row(y);
+    const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(in.width);
+    for (int x = 0; x < in.width; ++x) snow_texture_pixel(s + 3 * x, d + 3 * x, row + x, x < a.block_end, a);
+  }
+}
+
+template void snow_texture<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const SnowTextureArgs&);
+template void snow_texture<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const SnowTextureArgs&);
+template void snow_texture<float>(View<const float>, View<float>, const SnowTextureArgs&);
+
 template void snow<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const SnowArgs&);
 template void snow<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const SnowArgs&);
 template void snow<float>(View<const float>, View<float>, const SnowArgs&);

@@ -17,6 +17,23 @@ void sun_flare(View<const T> in, View<T> out, const SunFlareArgs& a) {
   }
 }
 
+// physics_based: the kernels' screen blend, a row at a time.
+template <class T>
+void sun_flare_screen(View<const T> in, View<T> out, const SunFlareScreenArgs& a) {
+  const int C = in.channels, W = in.width;
+  for (int y = 0; y < in.height; ++y) {
+    const T* s = in.row(y);
+    T* d = out.row(y);
+    const float* f = a.layer + static_cast<std::size_t>(y) * static_cast<std::size_t>(W) * C;
+    for (int x = 0; x < W * C; ++x) d[x] = from_u8_io<T>(sun_flare_screen_value(to_u8_io(s[x]), f[x]));
+  }
+}
+
+template void sun_flare_screen<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const SunFlareScreenArgs&);
+template void sun_flare_screen<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>,
+                                              const SunFlareScreenArgs&);
+template void sun_flare_screen<float>(View<const float>, View<float>, const SunFlareScreenArgs&);
+
 template void sun_flare<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const SunFlareArgs&);
 template void sun_flare<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const SunFlareArgs&);
 template void sun_flare<float>(View<const float>, View<float>, const SunFlareArgs&);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "lib/core/error.hpp"
@@ -25,48 +26,185 @@ double number(const nlohmann::json& v, const std::string& source, const std::str
   return d;
 }
 
-// The forward map in the Op's frame (pixel centres at integers).
-Point map_centre(const Motion& m, Point p) {
+// A sampled field src(q) (output -> input, pixel centres at integers), read bilinearly and
+// continued outside the output by its edge displacement.
+Point field_source(const Motion& m, double qx, double qy) {
+  const int W = m.out_width, H = m.out_height;
+  const std::vector<float>& f = *m.sources;
+  const double cx = std::clamp(qx, 0.0, W - 1.0), cy = std::clamp(qy, 0.0, H - 1.0);
+  const int x0 = std::min(static_cast<int>(cx), std::max(W - 2, 0)), y0 = std::min(static_cast<int>(cy), std::max(H - 2, 0));
+  const int x1 = std::min(x0 + 1, W - 1), y1 = std::min(y0 + 1, H - 1);
+  const double tx = cx - x0, ty = cy - y0;
+  auto at = [&](int x, int y, int c) { return static_cast<double>(f[2 * (static_cast<std::size_t>(y) * W + x) + c]); };
+  Point r;
+  for (int c = 0; c < 2; ++c) {
+    const double v = (1 - ty) * ((1 - tx) * at(x0, y0, c) + tx * at(x1, y0, c)) +
+                     ty * ((1 - tx) * at(x0, y1, c) + tx * at(x1, y1, c));
+    (c == 0 ? r.x : r.y) = v + (c == 0 ? qx - cx : qy - cy);
+  }
+  return r;
+}
+
+// Every solution of src(q) = p of a field, found cell by cell: the field's values at the pixel
+// centres (and one ring around them, continued by the edge displacement) make cells whose bilinear
+// patches are solved exactly (Newton in the cell's own coordinates); blocks of cells keep the
+// bounds of their values so that a point only visits the cells that can hold it. A field that folds
+// over (thin_plate_spline at strong jitter) has several solutions for one point: the object's
+// pixels are all of them, which fixed-point steps from q = p neither find nor, where the field's
+// slope passes 1, converge to.
+class FieldInverse {
+ public:
+  explicit FieldInverse(const Motion& m) : W_(m.out_width + 2), H_(m.out_height + 2) {
+    corner_.resize(static_cast<std::size_t>(W_) * H_);
+    const std::vector<float>& f = *m.sources;
+    for (int y = 0; y < H_; ++y)
+      for (int x = 0; x < W_; ++x) {
+        const bool inner = x >= 1 && y >= 1 && x <= m.out_width && y <= m.out_height;
+        const std::size_t i = inner ? 2 * (static_cast<std::size_t>(y - 1) * m.out_width + (x - 1)) : 0;
+        corner_[static_cast<std::size_t>(y) * W_ + x] =
+            inner ? Point{static_cast<double>(f[i]), static_cast<double>(f[i + 1])} : field_source(m, x - 1, y - 1);
+      }
+    bw_ = (W_ - 1 + kBlock - 1) / kBlock;
+    bh_ = (H_ - 1 + kBlock - 1) / kBlock;
+    bounds_.assign(static_cast<std::size_t>(bw_) * bh_, Box{1e300, 1e300, -1e300, -1e300});
+    for (int y = 0; y < H_; ++y)
+      for (int x = 0; x < W_; ++x) {
+        const Point c = corner_[static_cast<std::size_t>(y) * W_ + x];
+        // the cells this corner belongs to: (x - 1 .. x, y - 1 .. y)
+        for (int cy = std::max(y - 1, 0); cy <= std::min(y, H_ - 2); ++cy)
+          for (int cx = std::max(x - 1, 0); cx <= std::min(x, W_ - 2); ++cx) {
+            Box& b = bounds_[static_cast<std::size_t>(cy / kBlock) * bw_ + cx / kBlock];
+            b.x0 = std::min(b.x0, c.x), b.y0 = std::min(b.y0, c.y), b.x1 = std::max(b.x1, c.x), b.y1 = std::max(b.y1, c.y);
+          }
+      }
+  }
+
+  // The solutions q (pixel centres at integers), at most one per cell.
+  std::vector<Point> solve(Point p) const {
+    std::vector<Point> out;
+    for (int by = 0; by < bh_; ++by)
+      for (int bx = 0; bx < bw_; ++bx) {
+        const Box& b = bounds_[static_cast<std::size_t>(by) * bw_ + bx];
+        if (p.x < b.x0 || p.x > b.x1 || p.y < b.y0 || p.y > b.y1) continue;
+        for (int cy = by * kBlock; cy < std::min((by + 1) * kBlock, H_ - 1); ++cy)
+          for (int cx = bx * kBlock; cx < std::min((bx + 1) * kBlock, W_ - 1); ++cx) in_cell(cx, cy, p, out);
+      }
+    return out;
+  }
+
+ private:
+  static constexpr int kBlock = 16;
+
+  void in_cell(int cx, int cy, Point p, std::vector<Point>& out) const {
+    const Point a = corner_[static_cast<std::size_t>(cy) * W_ + cx], b = corner_[static_cast<std::size_t>(cy) * W_ + cx + 1];
+    const Point c = corner_[static_cast<std::size_t>(cy + 1) * W_ + cx], d = corner_[static_cast<std::size_t>(cy + 1) * W_ + cx + 1];
+    if (p.x < std::min({a.x, b.x, c.x, d.x}) || p.x > std::max({a.x, b.x, c.x, d.x}) ||
+        p.y < std::min({a.y, b.y, c.y, d.y}) || p.y > std::max({a.y, b.y, c.y, d.y}))
+      return;
+    // s(u, v) = a + (b - a) u + (c - a) v + (a - b - c + d) u v
+    const double ex = b.x - a.x, ey = b.y - a.y, fx = c.x - a.x, fy = c.y - a.y;
+    const double gx = a.x - b.x - c.x + d.x, gy = a.y - b.y - c.y + d.y;
+    double u = 0.5, v = 0.5;
+    for (int i = 0; i < 20; ++i) {
+      const double rx = a.x + ex * u + fx * v + gx * u * v - p.x, ry = a.y + ey * u + fy * v + gy * u * v - p.y;
+      const double j00 = ex + gx * v, j01 = fx + gx * u, j10 = ey + gy * v, j11 = fy + gy * u;
+      const double det = j00 * j11 - j01 * j10;
+      if (std::abs(det) < 1e-12) return;
+      const double du = (j11 * rx - j01 * ry) / det, dv = (j00 * ry - j10 * rx) / det;
+      u -= du;
+      v -= dv;
+      if (std::abs(du) + std::abs(dv) < 1e-10) break;
+    }
+    constexpr double kEdge = 1e-9;
+    if (!(u >= -kEdge && u <= 1 + kEdge && v >= -kEdge && v <= 1 + kEdge)) return;
+    const double rx = a.x + ex * u + fx * v + gx * u * v - p.x, ry = a.y + ey * u + fy * v + gy * u * v - p.y;
+    if (std::abs(rx) + std::abs(ry) > 1e-6) return;
+    out.push_back({cx - 1 + u, cy - 1 + v});
+  }
+
+  int W_, H_, bw_ = 0, bh_ = 0;
+  std::vector<Point> corner_;
+  std::vector<Box> bounds_;
+};
+
+// The forward map in the Op's frame (pixel centres at integers). A field: fixed-point steps from
+// q = p; with `inverse`, the exact solution nearest to where they ended (when there is one).
+Point map_centre(const Motion& m, Point p, const FieldInverse* inverse = nullptr) {
   if (!m.sources) {
     const auto& a = m.matrix;
     const double w = a[6] * p.x + a[7] * p.y + a[8];
     const double s = std::abs(w) < 1e-12 ? 1e-12 : w;
     return {(a[0] * p.x + a[1] * p.y + a[2]) / s, (a[3] * p.x + a[4] * p.y + a[5]) / s};
   }
-  // A sampled field src(q) (output -> input): solve src(q) = p by fixed-point steps from q = p,
-  // src read bilinearly, continued outside the field by its edge displacement.
-  const int W = m.out_width, H = m.out_height;
-  const std::vector<float>& f = *m.sources;
-  auto src = [&](double qx, double qy) {
-    const double cx = std::clamp(qx, 0.0, W - 1.0), cy = std::clamp(qy, 0.0, H - 1.0);
-    const int x0 = std::min(static_cast<int>(cx), std::max(W - 2, 0)), y0 = std::min(static_cast<int>(cy), std::max(H - 2, 0));
-    const int x1 = std::min(x0 + 1, W - 1), y1 = std::min(y0 + 1, H - 1);
-    const double tx = cx - x0, ty = cy - y0;
-    auto at = [&](int x, int y, int c) { return static_cast<double>(f[2 * (static_cast<std::size_t>(y) * W + x) + c]); };
-    Point r;
-    for (int c = 0; c < 2; ++c) {
-      const double v = (1 - ty) * ((1 - tx) * at(x0, y0, c) + tx * at(x1, y0, c)) +
-                       ty * ((1 - tx) * at(x0, y1, c) + tx * at(x1, y1, c));
-      (c == 0 ? r.x : r.y) = v + (c == 0 ? qx - cx : qy - cy);
-    }
-    return r;
-  };
   Point q = p;
   for (int i = 0; i < 30; ++i) {
-    const Point s = src(q.x, q.y);
+    const Point s = field_source(m, q.x, q.y);
     const double ex = p.x - s.x, ey = p.y - s.y;
     q.x += ex;
     q.y += ey;
     if (std::abs(ex) + std::abs(ey) < 1e-4) break;
   }
+  if (inverse) {
+    double best = std::numeric_limits<double>::max();
+    Point pick = q;
+    for (const Point& r : inverse->solve(p)) {
+      const double d = std::hypot(r.x - q.x, r.y - q.y);
+      if (d < best) best = d, pick = r;
+    }
+    q = pick;
+  }
   return q;
 }
 
-Polygon move_polygon(const Motion& m, const Polygon& poly) {
+Point move_point_with(const Motion& m, Point p, const FieldInverse* inverse) {
+  const Point q = map_centre(m, {p.x - 0.5, p.y - 0.5}, inverse);
+  return {q.x + 0.5, q.y + 0.5};
+}
+
+Polygon convex_hull(Polygon pts);
+
+Polygon move_polygon(const Motion& m, const Polygon& poly, const FieldInverse* inverse = nullptr) {
   Polygon out;
   out.reserve(poly.size());
-  for (const Point& p : poly) out.push_back(move_point(m, p));
+  for (const Point& p : poly) out.push_back(move_point_with(m, p, inverse));
   return out;
+}
+
+// Whether p lies inside the closed polygon (crossings of a ray towards +x).
+bool inside_polygon(const Polygon& poly, Point p) {
+  bool in = false;
+  for (std::size_t i = 0, j = poly.size() - 1; i < poly.size(); j = i++) {
+    const Point& a = poly[i];
+    const Point& b = poly[j];
+    if ((a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x) in = !in;
+  }
+  return in;
+}
+
+// A box's outline through a field: every solution of every outline point. Where each point has
+// exactly one, the moved outline in order. Where the field folds over (some have several) or part
+// of the outline has none in the output (the object reaches past its border), the convex hull of
+// every solution and of the output's border points whose source lies inside the outline: the
+// object's pixels are all of them, so its box is their bounds.
+Polygon move_outline_all(const Motion& m, const Polygon& poly, const FieldInverse& inverse) {
+  Polygon ordered, all;
+  bool simple = true;
+  for (const Point& p : poly) {
+    const std::vector<Point> q = inverse.solve({p.x - 0.5, p.y - 0.5});
+    if (q.size() != 1) simple = false;
+    if (q.empty()) continue;
+    ordered.push_back(move_point_with(m, p, &inverse));
+    for (const Point& r : q) all.push_back({r.x + 0.5, r.y + 0.5});
+  }
+  if (simple) return ordered;
+  const int W = m.out_width, H = m.out_height;
+  auto border = [&](double x, double y) {  // a point of the output's border, in the labels' frame
+    const Point s = field_source(m, x - 0.5, y - 0.5);
+    if (inside_polygon(poly, {s.x + 0.5, s.y + 0.5})) all.push_back({x, y});
+  };
+  for (int x = 0; x <= 2 * W; ++x) border(x * 0.5, 0), border(x * 0.5, H);
+  for (int y = 1; y < 2 * H; ++y) border(0, y * 0.5), border(W, y * 0.5);
+  return convex_hull(std::move(all));
 }
 
 // Edges no longer than `step` pixels, so that a map that is no matrix bends them.
@@ -152,6 +290,27 @@ Polygon box_outline(const Box& b, BoxMethod method) {
   return e;
 }
 
+// The convex hull of a set of points, counter-clockwise (Andrew's monotone chain).
+Polygon convex_hull(Polygon pts) {
+  if (pts.size() < 3) return pts;
+  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+  auto cross = [](const Point& o, const Point& a, const Point& b) {
+    return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+  };
+  Polygon hull(2 * pts.size());
+  std::size_t k = 0;
+  for (const Point& p : pts) {
+    while (k >= 2 && cross(hull[k - 2], hull[k - 1], p) <= 0) --k;
+    hull[k++] = p;
+  }
+  for (std::size_t i = pts.size() - 1, lower = k + 1; i-- > 0;) {
+    while (k >= lower && cross(hull[k - 2], hull[k - 1], pts[i]) <= 0) --k;
+    hull[k++] = pts[i];
+  }
+  hull.resize(k > 1 ? k - 1 : k);
+  return hull;
+}
+
 // An object on its way through the steps.
 // The rectangle of least area around `poly` (its four corners, counter-clockwise in the image's
 // frame as drawn): the convex hull's edges each tried as one side (rotating calipers, O(n^2)).
@@ -222,10 +381,7 @@ double area_of(const std::vector<Polygon>& polys) {
 
 }  // namespace
 
-Point move_point(const Motion& m, Point p) {
-  const Point q = map_centre(m, {p.x - 0.5, p.y - 0.5});
-  return {q.x + 0.5, q.y + 0.5};
-}
+Point move_point(const Motion& m, Point p) { return move_point_with(m, p, nullptr); }
 
 bool mirrors(const Motion& m) {
   if (m.sources) return false;
@@ -322,25 +478,30 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
     const bool swap = mirrors(m) && !rules.flip_index.empty();
     W = m.out_width;
     H = m.out_height;
+    std::optional<FieldInverse> inverse;
+    if (m.sources && !labels.objects.empty()) inverse.emplace(m);
+    const FieldInverse* inv = inverse ? &*inverse : nullptr;
     for (std::size_t i = 0; i < labels.objects.size(); ++i) {
       Object& o = labels.objects[i];
       Tracked& t = tracked[i];
       if (!t.corners.empty()) {
         // An oriented box: its corners move exactly under a matrix; through a field, the box is the
         // smallest rectangle around its moved outline.
-        t.corners = m.sources ? min_area_rect(move_polygon(m, densify(t.corners, 2.0))) : move_polygon(m, t.corners);
+        t.corners = m.sources ? min_area_rect(move_polygon(m, densify(t.corners, 2.0), inv)) : move_polygon(m, t.corners);
       }
       if (m.drops_centres_outside && !gone[i] && !t.shape.empty()) {
         if (const std::optional<Box> b = bounds(t.shape)) {
-          const Point c = move_point(m, {(b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2});
+          const Point c = move_point_with(m, {(b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2}, inv);
           gone[i] = !(c.x > 0 && c.x < W && c.y > 0 && c.y < H);
         }
       }
       for (auto* set : {&t.shape, &t.full}) {
         std::vector<Polygon> moved;
         for (const Polygon& p : *set) {
-          const Polygon src = m.sources && (!t.polygons || !t.corners.empty()) ? densify(p, 4.0) : p;
-          Polygon q = move_polygon(m, src);
+          const bool outline = m.sources && (!t.polygons || !t.corners.empty());
+          Polygon q = !outline          ? move_polygon(m, p, inv)
+                      : t.polygons      ? move_polygon(m, densify(p, 4.0), inv)
+                                        : move_outline_all(m, densify(p, 1.0), *inv);
           if (set == &t.shape) q = clip(q, W, H);
           if (q.size() >= 3) moved.push_back(std::move(q));
         }
@@ -348,7 +509,7 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
       }
       for (Keypoint& k : o.keypoints) {
         if (k.v == 0) continue;
-        const Point q = move_point(m, {k.x, k.y});
+        const Point q = move_point_with(m, {k.x, k.y}, inv);
         if (q.x < 0 || q.y < 0 || q.x >= W || q.y >= H) k = Keypoint{0, 0, 0};
         else k.x = q.x, k.y = q.y;
       }

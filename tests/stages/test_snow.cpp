@@ -1,8 +1,10 @@
 // snow: Albumentations' RandomSnow (bleach) written out with OpenCV (cv::cvtColor RGB2HLS on 8-bit
 // values, the lightness scaled in float32 below the threshold, cv::cvtColor HLS2RGB) against both
 // backends on the sample photographs and on every 8-bit colour, 0 differing values; the draw
-// against the uniform distribution; 16-bit and float through 8 bits; the import (1.x and 2.x) and
-// the refusal of the texture method.
+// against the uniform distribution; 16-bit and float through 8 bits; the import (1.x and 2.x). The
+// texture method (2.x) written out with OpenCV (the noise field through cv::GaussianBlur twice,
+// cv::cvtColor RGB2HSV, cv::add, cv::addWeighted, numpy's cast, cv::cvtColor HSV2RGB) against both
+// backends, 0 differing values; its noise and sparkles against Albumentations' distributions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,10 @@
 #include <opencv2/imgproc.hpp>
 
 #include "kernels/core/hls8.hpp"
+#include "kernels/core/philox.hpp"
+#include "kernels/noise/normal.hpp"
 #include "lib/core/rng.hpp"
+#include "lib/stages/noise/normal_table.hpp"
 #include "lib/pipeline/albumentations.hpp"
 #include "tests/stages/noise_support.hpp"
 #include "tests/stages/stage_runner.hpp"
@@ -68,6 +73,129 @@ TEST(Snow, EightBitPhotographsEqualTheOpenCVSteps) {
       EXPECT_EQ(compare(b.emulated, want).count, 0u) << compare(b.emulated, want).str();
       EXPECT_GT(compare(in, want).count, 1000u);
     }
+}
+
+// RandomSnow (2.x, method texture): generate_snow_textures with the stage's generator (normal values
+// from sub-stream 1, uniforms from sub-stream 2), then fpixel.add_snow_texture on an 8-bit RGB image.
+cv::Mat texture_reference(const cv::Mat& img, const k::KeyedStream& stream, double sp, double coefficient) {
+  const int H = img.rows, W = img.cols;
+  cv::Mat texture(H, W, CV_64F), sparkle(H, W, CV_8U);
+  const std::vector<float>& table = normal_table();
+  for (int i = 0; i < H * W; ++i) {
+    const auto block = static_cast<std::uint32_t>(i / 4);
+    texture.at<double>(i / W, i % W) =
+        0.5 + 0.3 * static_cast<double>(k::standard_normal(stream.block(block, 1).v[i % 4], table.data()));
+    sparkle.at<std::uint8_t>(i / W, i % W) = k::uniform01f(stream.block(block, 2).v[i % 4]) > 0.99;
+  }
+  cv::GaussianBlur(texture, texture, {0, 0}, 1, 1);  // when drawn
+  cv::Mat hsv;
+  cv::cvtColor(img, hsv, cv::COLOR_RGB2HSV);
+  hsv.convertTo(hsv, CV_32FC3);
+  const auto brighten = static_cast<float>(1 + coefficient * sp);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) hsv.at<cv::Vec3f>(y, x)[2] = std::clamp(hsv.at<cv::Vec3f>(y, x)[2] * brighten, 0.f, 255.f);
+  cv::GaussianBlur(texture, texture, {0, 0}, 1, 1);  // when applied
+  cv::Mat layer(H, W, CV_32FC3);
+  for (int y = 0; y < H; ++y) {
+    const double depth = H > 1 ? (y == H - 1 ? 0.2 : y * ((0.2 - 1.0) / (H - 1)) + 1.0) : 1.0;
+    for (int x = 0; x < W; ++x) {
+      const auto v = static_cast<float>(texture.at<double>(y, x) * depth * 255 * sp);
+      layer.at<cv::Vec3f>(y, x) = cv::Vec3f(v, v, v);
+    }
+  }
+  cv::Mat snowy;
+  cv::add(hsv, layer, snowy);
+  const cv::Mat tint(H, W, CV_32FC3, cv::Scalar(0.6f, 0.75f, 1.f));
+  cv::addWeighted(snowy, 0.85, tint, 0.15 * sp, 0, snowy);
+  cv::Mat bytes(H, W, CV_8UC3);  // numpy's astype(uint8): truncated, wrapped
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x)
+      for (int ch = 0; ch < 3; ++ch)
+        bytes.at<cv::Vec3b>(y, x)[ch] = static_cast<std::uint8_t>(static_cast<int>(snowy.at<cv::Vec3f>(y, x)[ch]) & 255);
+  cv::Mat out;
+  cv::cvtColor(bytes, out, cv::COLOR_HSV2RGB);
+  out.setTo(cv::Scalar::all(255), sparkle);
+  return out;
+}
+
+TEST(Snow, TexturePhotographsEqualTheOpenCVSteps) {
+  struct Config {
+    const char* json;
+    double lo, hi, coefficient;
+  };
+  const Config configs[] = {
+      {R"({"stage": "snow", "p": 1, "method": "texture"})", 0.1, 0.3, 2.5},
+      {R"({"stage": "snow", "p": 1, "method": "texture", "snow_point": [0.5, 1], "brightness_coeff": 0.5})", 0.5, 1, 0.5},
+      {R"({"stage": "snow", "p": 1, "method": "texture", "snow_point": 0.95, "brightness_coeff": 4})", 0.95, 0.95, 4}};
+  for (const char* name : testing::sampled({"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg"}))
+    for (const Config& config : configs) {
+      SCOPED_TRACE(std::string(name) + " " + config.json);
+      const Image in = testing::sample_as(name, DType::U8, 3);
+      const testing::Both b = run_both(one_stage(config.json), in, name);
+      Draws d(stream_of(name));
+      const double sp = config.lo == config.hi ? config.lo : d.uniform(config.lo, config.hi);
+      ASSERT_EQ(b.plan.record[0]["params"]["snow_point"].get<double>(), sp);
+      const Image want = from_mat(texture_reference(mat(in), stream_of(name), sp, config.coefficient));
+      EXPECT_EQ(compare(b.cpu, want).count, 0u) << compare(b.cpu, want).str();
+      EXPECT_EQ(compare(b.emulated, want).count, 0u) << compare(b.emulated, want).str();
+      EXPECT_GT(compare(in, want).count, 1000u);
+    }
+}
+
+// On a black image (H = S = V = 0) every component becomes trunc(0.85 * layer + tint): the output's
+// largest channel follows the noise layer, whose mean is 0.5 * 255 * sp * depth(y) and whose spread
+// is 0.3 * 255 * sp * depth(y) times the norm of the twice-applied sigma-1 kernel; about 1% of the
+// pixels are sparkles (white).
+TEST(Snow, TextureDrawsFollowAlbumentationsDefinition) {
+  const int W = 160, H = 120;
+  const Pipeline p = one_stage(R"({"stage": "snow", "p": 1, "method": "texture", "snow_point": [0.6, 0.9]})");
+  Image black(Shape{W, H, 3, DType::U8});
+  std::fill(black.data(), black.data() + black.shape().bytes(), std::uint8_t{0});
+  // The 2-D kernel's squared norm: the 1-D sigma-1 kernel (9 taps) convolved with itself, squared sums.
+  const cv::Mat g = cv::getGaussianKernel(9, 1, CV_64F);
+  std::vector<double> gg(17, 0.0);
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) gg[static_cast<std::size_t>(i + j)] += g.at<double>(i) * g.at<double>(j);
+  double norm1 = 0;
+  for (double v : gg) norm1 += v * v;
+  const double spread = 0.3 * std::sqrt(norm1 * norm1);
+  double sparkles = 0, pixels = 0, z_sum = 0, z2_sum = 0, count = 0;
+  for (int i = 0; i < 40; ++i) {
+    const testing::Both b = run_both(p, black, std::to_string(i) + ".png");
+    EXPECT_EQ(compare(b.cpu, b.emulated).count, 0u);
+    const Plan& plan = b.plan;
+    const Image& out = b.cpu;
+    const double sp = plan.record[0]["params"]["snow_point"].get<double>();
+    const auto recorded = plan.record[0]["params"]["sparkles"].get<double>();
+    const auto v = out.view<std::uint8_t>();
+    double white = 0;
+    for (int y = 0; y < H; ++y) {
+      const double depth = y * ((0.2 - 1.0) / (H - 1)) + 1.0;
+      for (int x = 0; x < W; ++x) {
+        const std::uint8_t* q = v.row(y) + 3 * x;
+        if (q[0] == 255 && q[1] == 255 && q[2] == 255) {
+          ++white;
+          continue;
+        }
+        if (y < 8 || y >= H - 8 || x < 8 || x >= W - 8) continue;  // away from the blur's borders
+        // V = trunc(0.85 * layer + tint) (+ up to 1 from HSV2RGB's rounding): the layer's normal value.
+        const double value = std::max({q[0], q[1], q[2]}) + 0.5;
+        const double field = value / 0.85 / (255 * sp * depth);
+        const double z = (field - 0.5) / spread;
+        z_sum += z;
+        z2_sum += z * z;
+        ++count;
+      }
+    }
+    EXPECT_EQ(white, recorded) << "every sparkle is white, and nothing else is at these settings";
+    sparkles += recorded;
+    pixels += W * H;
+  }
+  const double rate = sparkles / pixels;
+  EXPECT_NEAR(rate, 0.01, 4 * std::sqrt(0.01 * 0.99 / pixels));
+  const double mean = z_sum / count, sd = std::sqrt(z2_sum / count - mean * mean);
+  EXPECT_NEAR(mean, 0.0, 0.25);  // the 8-bit quantisation of a spread of a few values
+  EXPECT_NEAR(sd, 1.0, 0.25);
 }
 
 TEST(Snow, EveryColourEqualsTheOpenCVSteps) {
@@ -147,21 +275,24 @@ TEST(Snow, SnowPointIsUniformAndDefaultsToHalf) {
 
 TEST(Snow, SixteenBitAndFloatGoThroughEightBits) {
   const Image u8 = testing::sample_as("astronaut.jpg", DType::U8, 3);
-  const std::string stage = R"({"stage": "snow", "p": 1, "snow_point": [0.3, 0.8]})";
-  const Image want8 = testing::run_cpu(stage, u8, "a.png");
-  cv::Mat m16, mf;
-  mat(u8).convertTo(m16, CV_16UC3, 257);
-  mat(u8).convertTo(mf, CV_32FC3, 1 / 255.0);
-  for (const cv::Mat& m : {m16, mf}) {
-    const testing::Both b = run_both(one_stage(stage), from_mat(m), "a.png");
-    EXPECT_EQ(compare(b.cpu, b.emulated).count, 0u);
-    cv::Mat back;
-    mat(b.cpu).convertTo(back, CV_8UC3, m.depth() == CV_16U ? 1 / 257.0 : 255.0);
-    EXPECT_EQ(compare(from_mat(back), want8).count, 0u) << compare(from_mat(back), want8).str();
+  for (const std::string stage : {R"({"stage": "snow", "p": 1, "snow_point": [0.3, 0.8]})",
+                                  R"({"stage": "snow", "p": 1, "snow_point": [0.3, 0.8], "method": "texture"})"}) {
+    SCOPED_TRACE(stage);
+    const Image want8 = testing::run_cpu(stage, u8, "a.png");
+    cv::Mat m16, mf;
+    mat(u8).convertTo(m16, CV_16UC3, 257);
+    mat(u8).convertTo(mf, CV_32FC3, 1 / 255.0);
+    for (const cv::Mat& m : {m16, mf}) {
+      const testing::Both b = run_both(one_stage(stage), from_mat(m), "a.png");
+      EXPECT_EQ(compare(b.cpu, b.emulated).count, 0u);
+      cv::Mat back;
+      mat(b.cpu).convertTo(back, CV_8UC3, m.depth() == CV_16U ? 1 / 257.0 : 255.0);
+      EXPECT_EQ(compare(from_mat(back), want8).count, 0u) << compare(from_mat(back), want8).str();
+    }
   }
 }
 
-TEST(Snow, ImportsRandomSnowOfBothVersionsAndRefusesTexture) {
+TEST(Snow, ImportsRandomSnowOfBothVersionsWithEitherMethod) {
   auto import_one = [](const std::string& version, const std::string& transform) {
     const nlohmann::json saved = nlohmann::json::parse(R"({"__version__": ")" + version +
                                                        R"(", "transform": {"__class_fullname__": "Compose", "transforms": [)" +
@@ -185,13 +316,12 @@ TEST(Snow, ImportsRandomSnowOfBothVersionsAndRefusesTexture) {
     const Pipeline p = Pipeline::parse(i->pipeline.dump(), "snow");
     EXPECT_NO_THROW(p.plan(3, "a.png", 0, Shape{64, 48, 3, DType::U8}));
   }
-  try {
-    one_stage(R"({"stage": "snow", "method": "texture"})");
-    ADD_FAILURE() << "method texture was accepted";
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("method"), std::string::npos) << e.what();
-  }
-  EXPECT_ANY_THROW(import_one("2.0.8", R"({"__class_fullname__": "RandomSnow", "method": "texture"})"));
+  const Imported texture = import_one("2.0.8", R"({"__class_fullname__": "RandomSnow", "method": "texture", "p": 1})");
+  EXPECT_EQ(texture.pipeline["stages"][0]["method"], "texture");
+  const Plan plan = Pipeline::parse(texture.pipeline.dump(), "snow").plan(3, "a.png", 0, Shape{64, 48, 3, DType::U8});
+  EXPECT_EQ(plan.record[0]["params"]["method"], "texture");
+  EXPECT_ANY_THROW(import_one("2.0.8", R"({"__class_fullname__": "RandomSnow", "method": "powder"})"));
+  EXPECT_ANY_THROW(one_stage(R"({"stage": "snow", "method": "powder"})"));
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // stage's generator, then per circle cv::circle onto the overlay and albucore's add_weighted, then the
 // sun's concentric circles) against both backends on the sample photographs, 0 differing values; the
 // draws against Albumentations' distributions; 16-bit and float images through the 8-bit path; the
-// refusal of 'physics_based'; the import of RandomSunFlare (1.x and 2.x).
+// 'physics_based' written out with OpenCV and numpy's float32 steps (the flare layer drawn, blurred,
+// faded and screen-blended) against both backends, 0 differing values; the import of RandomSunFlare
+// (1.x and 2.x, both methods).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -230,14 +232,95 @@ TEST(SunFlare, SixteenBitAndFloatGoThroughEightBits) {
   }
 }
 
-TEST(SunFlare, RefusesPhysicsBased) {
-  try {
-    one_stage(R"({"stage": "sun_flare", "method": "physics_based"})");
-    FAIL() << "physics_based accepted";
-  } catch (const PipelineError& e) {
-    EXPECT_NE(std::string(e.what()).find("method"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("physics_based"), std::string::npos) << e.what();
+// fpixel.add_sun_flare_physics_based (2.x) on an 8-bit RGB image: OpenCV where it calls OpenCV,
+// numpy's arithmetic (float64 mask, float32 layer and blend) written out.
+cv::Mat physics_reference(const cv::Mat& img, const Drawn& drawn, const Config& c) {
+  const int H = img.rows, W = img.cols;
+  const cv::Point centre(drawn.cx, drawn.cy);
+  const cv::Scalar src(c.src_color[0], c.src_color[1], c.src_color[2]);
+  cv::Mat flare(H, W, CV_32FC3, cv::Scalar::all(0));
+  cv::circle(flare, centre, c.src_radius, src, -1);
+  for (int angle : {0, 45, 90, 135}) {
+    const double r = angle * (M_PI / 180);  // numpy.radians
+    cv::line(flare, centre,
+             {static_cast<int>(drawn.cx + std::cos(r) * std::max(W, H)),
+              static_cast<int>(drawn.cy + std::sin(r) * std::max(W, H))},
+             src, 2);
   }
+  for (const Circle& k : drawn.circles)
+    cv::circle(flare, {k.x, k.y}, static_cast<int>(std::pow(k.r, 0.33)), cv::Scalar(k.color[0], k.color[1], k.color[2]),
+               -1);
+  cv::GaussianBlur(flare, flare, {0, 0}, 15, 15);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      const double d = std::sqrt(static_cast<double>((x - drawn.cx) * (x - drawn.cx) + (y - drawn.cy) * (y - drawn.cy)));
+      const double m = 1 - std::clamp(d / (std::max(W, H) * 0.7), 0.0, 1.0);
+      cv::Vec3f& f = flare.at<cv::Vec3f>(y, x);
+      for (int ch = 0; ch < 3; ++ch) f[ch] = static_cast<float>(f[ch] * m);
+    }
+  std::vector<cv::Mat> ch;
+  cv::split(flare, ch);
+  cv::GaussianBlur(ch[0], ch[0], {0, 0}, 3, 3);
+  cv::GaussianBlur(ch[2], ch[2], {0, 0}, 5, 5);
+  cv::merge(ch, flare);
+  cv::Mat out(H, W, CV_8UC3);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x)
+      for (int k = 0; k < 3; ++k) {
+        const float inv = static_cast<float>(255 - img.at<cv::Vec3b>(y, x)[k]);
+        const float v = 255.f - inv * (255.f - flare.at<cv::Vec3f>(y, x)[k]) / 255.f;
+        out.at<cv::Vec3b>(y, x)[k] = static_cast<std::uint8_t>(std::clamp(v, 0.f, 255.f));
+      }
+  return out;
+}
+
+TEST(SunFlare, PhysicsBasedEqualsTheOpenCVSteps) {
+  struct Case {
+    const char* json;
+    Config config;
+  };
+  Config wide;
+  wide.roi = {0, 0, 1, 1};
+  wide.src_radius = 60;
+  wide.src_color = {255, 200, 120};
+  const Case cases[] = {{R"({"stage": "sun_flare", "p": 1, "method": "physics_based"})", Config{}},
+                        {R"({"stage": "sun_flare", "p": 1, "method": "physics_based", "flare_roi": [0, 0, 1, 1], )"
+                         R"("src_radius": 60, "src_color": [255, 200, 120]})",
+                         wide}};
+  for (const char* name : testing::sampled({"astronaut.jpg", "chelsea.png", "coffee.png", "rocket.jpg"}))
+    for (const Case& k : cases) {
+      SCOPED_TRACE(std::string(name) + " " + k.json);
+      const Image in = testing::sample_as(name, DType::U8, 3);
+      const testing::Both b = run_both(one_stage(k.json), in, name);
+      Draws d(stream_of(name));
+      const Drawn drawn = draw_reference(d, in.shape().width, in.shape().height, k.config);
+      EXPECT_EQ(b.plan.record[0]["params"]["flare_center"], nlohmann::json({drawn.cx, drawn.cy}));
+      const Image want = from_mat(physics_reference(mat(in), drawn, k.config));
+      EXPECT_EQ(compare(b.cpu, want).count, 0u) << compare(b.cpu, want).str();
+      EXPECT_EQ(compare(b.emulated, want).count, 0u) << compare(b.emulated, want).str();
+      EXPECT_GT(compare(in, want).count, 1000u);  // the flare brightens the image
+    }
+}
+
+TEST(SunFlare, PhysicsBasedSixteenBitAndFloatFollowTheEightBitPath) {
+  const Image u8 = testing::sample_as("coffee.png", DType::U8, 3);
+  const std::string stage = R"({"stage": "sun_flare", "p": 1, "method": "physics_based", "src_radius": 80})";
+  const Image want8 = testing::run_cpu(stage, u8, "a.png");
+  cv::Mat m16, mf;
+  mat(u8).convertTo(m16, CV_16UC3, 257);
+  mat(u8).convertTo(mf, CV_32FC3, 1 / 255.0);
+  for (const cv::Mat& m : {m16, mf}) {
+    const testing::Both b = run_both(one_stage(stage), from_mat(m), "a.png");
+    EXPECT_EQ(compare(b.cpu, b.emulated).count, 0u);
+    cv::Mat back;
+    mat(b.cpu).convertTo(back, CV_8UC3, m.depth() == CV_16U ? 1 / 257.0 : 255.0);
+    EXPECT_EQ(compare(from_mat(back), want8).count, 0u) << compare(from_mat(back), want8).str();
+  }
+}
+
+TEST(SunFlare, RefusesAnUnknownMethod) {
+  EXPECT_THROW(one_stage(R"({"stage": "sun_flare", "method": "lens"})"), PipelineError);
+  EXPECT_THROW(one_stage(R"({"stage": "sun_flare", "method": ["overlay", "physics_based"]})"), PipelineError);
 }
 
 Imported import_one(const std::string& version, const std::string& transform) {
@@ -276,7 +359,14 @@ TEST(SunFlare, ImportsRandomSunFlareOfBothVersions) {
   const Imported physics =
       import_one("2.0.8", R"({"__class_fullname__": "RandomSunFlare", "method": "physics_based"})");
   EXPECT_EQ(physics.pipeline["stages"][0]["method"], "physics_based");
-  EXPECT_THROW(Pipeline::parse(physics.pipeline.dump(), "sun_flare"), PipelineError);
+  const Pipeline pp = Pipeline::parse(physics.pipeline.dump(), "sun_flare");
+  for (std::uint32_t copy = 0; copy < 8; ++copy) {
+    const Plan plan = pp.plan(3, "a.png", copy, Shape{64, 48, 3, DType::U8});
+    if (plan.steps.at(0).op) {
+      EXPECT_EQ(plan.record[0]["params"]["method"], "physics_based");
+    }
+  }
+  EXPECT_ANY_THROW(import_one("2.0.8", R"({"__class_fullname__": "RandomSunFlare", "method": "lens"})"));
 }
 
 }  // namespace

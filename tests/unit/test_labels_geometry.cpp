@@ -106,7 +106,7 @@ const Case kCases[] = {
     {R"({"stage": "optical_distortion", "distort_limit": [-0.3, 0.3], "mode": "fisheye", "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "piecewise_affine", "scale": [0.03, 0.05], "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "thin_plate_spline", "scale_range": [0.1, 0.2], "interpolation": "nearest", "p": 1})", 0.95},
-    {R"({"stage": "thin_plate_spline", "scale_range": [0.2, 0.4], "interpolation": "nearest", "p": 1})", 0.8},
+    {R"({"stage": "thin_plate_spline", "scale_range": [0.2, 0.4], "interpolation": "nearest", "p": 1})", 0.95},
     {R"({"stage": "elastic_transform", "alpha": 120, "sigma": 6, "interpolation": "nearest", "p": 1})", 0.95},
 };
 
@@ -192,6 +192,45 @@ TEST_P(LabelGeometry, MasksAreTheObjectSampledNearestOnEveryBackend) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryGeometricStage, LabelGeometry, ::testing::ValuesIn(kCases));
+
+// thin_plate_spline at its default scale_range folds its field over in most copies (the same input
+// point is read by several output pixels) and its slope passes 1, where fixed-point steps do not
+// converge: the boxes come from every solution of the outline's points. Over 6 seeds, 4 rectangles
+// and 4 copies: mean IoU 0.975, worst 0.936 (fixed-point steps alone: 0.760 and 0.182).
+TEST(LabelGeometry, ThinPlateSplineBoxesFollowTheObjectAtTheDefaultScale) {
+  const auto cpu = make_cpu_backend(1);
+  const int rects[][4] = {{50, 30, 90, 75}, {20, 20, 60, 50}, {100, 60, 140, 100}, {70, 10, 130, 40}};
+  double sum = 0, worst = 1;
+  int n = 0;
+  for (int seed = 1; seed <= 6; ++seed) {
+    const Pipeline p = Pipeline::parse(R"({"version": 1, "seed": )" + std::to_string(seed) +
+                                           R"(, "labels": {}, "stages": [{"stage": "thin_plate_spline", )"
+                                           R"("interpolation": "nearest", "p": 1}]})",
+                                       "test.json");
+    for (const auto& r : rects) {
+      const Image im = rectangle_image(r[0], r[1], r[2], r[3]);
+      for (std::uint32_t copy = 0; copy < 4; ++copy) {
+        const Plan plan = p.plan(seed, "a.png", copy, im.shape());
+        const Image out = cpu->run(plan, im, 0);
+        ImageLabels l{kW, kH, {box_object(r[0], r[1], r[2], r[3])}};
+        labels::move_plan_labels(plan, l, p.label_rules(), *cpu, 0);
+        const std::optional<Box> found = found_box(out);
+        if (!found) {
+          EXPECT_TRUE(l.objects.empty());
+          continue;
+        }
+        ASSERT_EQ(l.objects.size(), 1u) << "seed " << seed << " copy " << copy;
+        const double v = iou(*l.objects[0].box, *found);
+        sum += v;
+        worst = std::min(worst, v);
+        ++n;
+      }
+    }
+  }
+  ASSERT_GT(n, 80);
+  EXPECT_GE(sum / n, 0.95);
+  EXPECT_GE(worst, 0.9);
+}
 
 TEST(LabelGeometry, PolygonBoxesAreTightAfterRotation) {
   const Pipeline p = one_stage(R"({"stage": "rotate", "angle": 45})");

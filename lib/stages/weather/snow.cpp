@@ -1,10 +1,14 @@
-// snow: Albumentations' RandomSnow, its bleach method (docs/stages/weather.md#snow).
+// snow: Albumentations' RandomSnow, its bleach and texture methods (docs/stages/weather.md#snow).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <opencv2/imgproc.hpp>
 #include <vector>
 
+#include "kernels/core/philox.hpp"  // KeyedStream, uniform01f
+#include "kernels/noise/normal.hpp"
 #include "kernels/weather/snow.hpp"
+#include "lib/stages/noise/normal_table.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -30,19 +34,24 @@ const Choice<Method> kMethod{kMethods,
                              {},
                              Method::Bleach,
                              {.name = "method",
-                              .doc = "bleach (lightness raised in HLS); texture (Albumentations 2.x's snow texture) "
-                                     "is not available and is refused"}};
+                              .doc = "bleach (lightness raised in HLS); texture (Albumentations 2.x: value raised in "
+                                     "HSV, a blurred noise layer that fades down the image, a blue tint and sparkles)"}};
 
 const StageSpec& snow_spec() {
   static const StageSpec spec{
       .name = "snow",
       .family = "weather",
-      .summary = "Bleach the darker parts of the image towards white, as snow (Albumentations RandomSnow).",
+      .summary = "Snow (Albumentations RandomSnow): the darker parts bleached towards white, or (method texture) "
+                 "a blurred noise layer, a blue tint and sparkles in HSV.",
       .notes = {"As Albumentations' RandomSnow, method bleach, on 8-bit RGB values: one snow_point per image, the "
                 "image to HLS as cv::cvtColor converts 8-bit images, every lightness below snow_point * 127.5 + 85 "
                 "multiplied by brightness_coeff in binary32, clipped and truncated, and back to RGB. 16-bit and float "
-                "images go through 8 bits (Albumentations' uint8_io). The texture method is refused. Labels are not "
-                "moved. Albumentations' default p is 0.5, this stage's too."},
+                "images go through 8 bits (Albumentations' uint8_io). Method texture (Albumentations 2.x): the image to "
+                "OpenCV's 8-bit HSV, V times 1 + brightness_coeff * snow_point, a normal noise layer (blurred twice "
+                "with sigma 1, fading from 1 at the top to 0.2 at the bottom, times 255 * snow_point) added to H, S "
+                "and V, a blue tint blended in as cv::addWeighted does (in double), cast to 8 bits as numpy casts, back to RGB, "
+                "about 1% of the pixels (sparkles) white. Labels are not moved. Albumentations' default p is 0.5, "
+                "this stage's too."},
       .params = {kSnowPoint, kBrightness, kMethod},
       .channels = {3},
       .default_p = 0.5,
@@ -50,9 +59,10 @@ const StageSpec& snow_spec() {
                               "exactly rounded on every backend, and a lightness table from the host"},
       .example = {{"stage", "snow"}, {"snow_point", {0.2, 0.5}}},
       .cases = {R"({})", R"({"snow_point": [0, 1], "brightness_coeff": 1.5})",
-                R"({"snow_point": 0.9, "brightness_coeff": 4})"},
+                R"({"snow_point": 0.9, "brightness_coeff": 4})", R"({"method": "texture"})",
+                R"({"method": "texture", "snow_point": [0.5, 1], "brightness_coeff": 0.5})"},
       .no_identity = "the 8-bit HLS round trip changes some colours even where the lightness is kept",
-      .bench = {R"({})", R"({"snow_point": 0.8})"},
+      .bench = {R"({})", R"({"snow_point": 0.8})", R"({"method": "texture"})"},
       .arithmetic = R"md(
 Albumentations' **RandomSnow** with `method` bleach (its defaults: `snow_point_range` (0.1, 0.3),
 `brightness_coeff` 2.5, `p` 0.5; the same arithmetic in 1.x and 2.x) on 8-bit RGB values.
@@ -74,13 +84,33 @@ Albumentations' **RandomSnow** with `method` bleach (its defaults: `snow_point_r
 - **Other types** (Albumentations' `uint8_io`): float `q = clamp(rint(v * 255), 0, 255)`, back as
   `q / 255.f`; 16-bit `q = (v + 128) / 257`, back as `q * 257`. RGB only (Albumentations converts RGB
   to HLS).
-- **texture** (Albumentations 2.x's second method: a blurred noise texture, sparkles and a blue tint
-  in HSV) is not available: a pipeline that asks for it is refused.
+- **texture** (Albumentations 2.x's second method, on 8-bit RGB values; other types through
+  `uint8_io` as above):
+  - *Draws*: `sp` as above; then per pixel `i` (row by row) a normal value `0.5 + 0.3 z` (double),
+    `z` the standard normal of word `i % 4` of Philox block `i / 4` of sub-stream 1
+    (kernels/noise/normal.hpp's table), and a sparkle where the uniform `u` of the same word of
+    sub-stream 2 (its top 24 bits over 2^24) is above 0.99.
+  - *Layer* (host, double): the field through `cv::GaussianBlur` with sigma 1 (9 taps,
+    BORDER_REFLECT_101) twice (Albumentations blurs once when it draws and once when it applies),
+    row `y` times `numpy.linspace(1, 0.2, H)[y]`, times 255, times `sp`, rounded to binary32: `layer`.
+  - *Per pixel*: `cv::cvtColor(COLOR_RGB2HSV)` on 8-bit values (OpenCV's integer conversion, hue
+    in [0, 180)); `V' = clip((float)V * (float)(1 + brightness_coeff * sp), 0, 255)`; each of `H`,
+    `S`, `V'` plus `layer` (binary32); `cv::addWeighted(x, 0.85, tint, 0.15 sp, 0)` with the tint
+    `(0.6, 0.75, 1)` (binary32), as OpenCV 4.6 computes binary32 images: in double,
+    `x * 0.85 + tint * (0.15 sp) + 0`, rounded once to binary32; numpy's cast to uint8 (truncated towards
+    zero, wrapped modulo 256: values above 255 come back small, as on x86); `cv::cvtColor(COLOR_HSV2RGB)`
+    on 8-bit values (hues above 180 wrap; kernels/core/hsv8.hpp: OpenCV's block arithmetic for the
+    first `32 floor(W / 32)` pixels of a row, its one-by-one arithmetic for the rest); sparkles set to
+    255. The manifest records `sp` and the number of sparkles.
+  - Albumentations draws the noise with numpy's generator; the stage draws its own with the same
+    distribution. In its latest code the layer is `T * (255 * sp)` and added through an (H, W, 1)
+    array; the stage follows the released `dstack` form, `(T * 255) * sp` added to all three
+    components.
 - Albumentations 1.x named the range `snow_point_lower` / `snow_point_upper`; the importer reads both.
 )md",
       .imports = {{.name = "RandomSnow",
                    .how = "snow_point_range (or snow_point_lower/upper) is snow_point, brightness_coeff, method "
-                          "(bleach only)",
+                          "(bleach or texture)",
                    .convert = [](const TransformReader& t) {
                      ojson s{{"stage", "snow"}};
                      if (t.has("snow_point_range")) {
@@ -93,8 +123,8 @@ Albumentations' **RandomSnow** with `method` bleach (its defaults: `snow_point_r
                      s["brightness_coeff"] = t.number("brightness_coeff", 2.5);
                      if (t.has("method")) {
                        const std::string m = t.saved().at("method").get<std::string>();
-                       if (m != "bleach")
-                         t.fail("RandomSnow method '" + m + "': only 'bleach' is available (snow's method)");
+                       if (m != "bleach" && m != "texture")
+                         t.fail("RandomSnow method '" + m + "': Albumentations has 'bleach' and 'texture'");
                        s["method"] = m;
                      }
                      return s;
@@ -137,21 +167,100 @@ class SnowOp final : public Op {
   std::vector<std::uint8_t> lightness_;
 };
 
+// OpenCV's division tables of its 8-bit RGB2HSV: rne(255 * 2^12 / i) and rne(180 * 2^12 / (6 i)).
+const std::vector<std::int32_t>& snow_hsv_division(bool hue) {
+  static const auto make = [](bool h) {
+    std::vector<std::int32_t> t(256, 0);
+    for (int i = 1; i < 256; ++i)
+      t[i] = static_cast<std::int32_t>(std::nearbyint(h ? (180 << 12) / (6.0 * i) : (255 << 12) / (1.0 * i)));
+    return t;
+  };
+  static const std::vector<std::int32_t> s = make(false), h = make(true);
+  return hue ? h : s;
+}
+
+class SnowTextureOp final : public Op {
+ public:
+  SnowTextureOp(const Shape& s, double snow_point, double coefficient, const k::KeyedStream& stream)
+      : Op(s, s), snow_point_(snow_point) {
+    const int W = s.width, H = s.height;
+    const std::size_t n = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
+    cv::Mat field(H, W, CV_64F);
+    double* f = field.ptr<double>();
+    sparkle_.assign(n, 0);
+    const std::vector<float>& table = normal_table();
+    for (std::size_t i = 0; i < n; i += 4) {
+      const auto index = static_cast<std::uint32_t>(i / 4);
+      const k::Philox4x32 z = stream.block(index, 1), u = stream.block(index, 2);
+      for (std::size_t j = 0; j < 4 && i + j < n; ++j) {
+        f[i + j] = 0.5 + 0.3 * static_cast<double>(k::standard_normal(z.v[j], table.data()));
+        const bool on = static_cast<double>(k::uniform01f(u.v[j])) > 0.99;
+        sparkle_[i + j] = on ? 1 : 0;
+        sparkles_ += on ? 1 : 0;
+      }
+    }
+    cv::GaussianBlur(field, field, cv::Size(0, 0), 1, 1);
+    cv::GaussianBlur(field, field, cv::Size(0, 0), 1, 1);
+    layer_.resize(n);
+    const double step = H > 1 ? (0.2 - 1.0) / static_cast<double>(H - 1) : 0;
+    for (int y = 0; y < H; ++y) {
+      const double depth = H > 1 && y == H - 1 ? 0.2 : static_cast<double>(y) * step + 1.0;  // numpy.linspace
+      const double* row = field.ptr<double>(y);
+      float* out = layer_.data() + static_cast<std::size_t>(y) * W;
+      for (int x = 0; x < W; ++x) out[x] = static_cast<float>(row[x] * depth * 255.0 * snow_point);
+    }
+    brighten_ = static_cast<float>(1 + coefficient * snow_point);
+    const double beta = 0.15 * snow_point;  // the tint (0.6, 0.75, 1) as a binary32 image times beta
+    tint_[0] = static_cast<double>(0.6f) * beta;
+    tint_[1] = static_cast<double>(0.75f) * beta;
+    tint_[2] = 1.0 * beta;
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    k::SnowTextureArgs a;
+    a.sdiv = ctx.table(snow_hsv_division(false));
+    a.hdiv = ctx.table(snow_hsv_division(true));
+    a.layer = ctx.table(layer_);
+    a.sparkle = ctx.table(sparkle_);
+    a.brighten = brighten_;
+    a.tint0 = tint_[0];
+    a.tint1 = tint_[1];
+    a.tint2 = tint_[2];
+    a.block_end = in.shape.width / k::kHsvBlock * k::kHsvBlock;
+    with_views(in, out, [&](auto src, auto dst) { k::snow_texture(src, dst, a, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    return {{kSnowPoint.name, snow_point_}, {kMethod.name, "texture"}, {"sparkles", sparkles_}};
+  }
+
+ private:
+  double snow_point_;
+  float brighten_ = 1;
+  double tint_[3] = {0, 0, 0};
+  std::int64_t sparkles_ = 0;
+  std::vector<float> layer_;
+  std::vector<std::uint8_t> sparkle_;
+};
+
 class SnowStage final : public Stage {
  public:
   explicit SnowStage(const StageConfig& c) : point_(c.get(kSnowPoint)), coefficient_(c.get(kBrightness).lo) {
     const auto& m = c.get(kMethod).options;
-    if (m.size() != 1 || m[0] != Method::Bleach)
-      c.fail(kMethod, "only 'bleach' is available; Albumentations' 'texture' snow is not implemented");
+    if (m.size() != 1) c.fail(kMethod, "give one method: bleach or texture");
+    texture_ = m[0] == Method::Texture;
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
-    return std::make_unique<SnowOp>(in, point_.sample(d), coefficient_);
+    const double sp = point_.sample(d);
+    if (texture_) return std::make_unique<SnowTextureOp>(in, sp, coefficient_, d.stream());
+    return std::make_unique<SnowOp>(in, sp, coefficient_);
   }
 
  private:
   NumberParam point_;
   double coefficient_;
+  bool texture_ = false;
 };
 
 }  // namespace

@@ -57,7 +57,9 @@ const Choice<Method> kMethod{
     kMethods,
     {},
     Method::Overlay,
-    {.name = "method", .doc = "overlay (circles blended in turn); physics_based is not available yet"}};
+    {.name = "method",
+     .doc = "overlay (circles blended in turn); physics_based (a blurred flare layer with rays, faded with the "
+            "distance and screen-blended)"}};
 
 const StageSpec& sun_flare_spec() {
   static const StageSpec spec{
@@ -68,19 +70,24 @@ const StageSpec& sun_flare_spec() {
                 "draws: a centre in flare_roi, a direction, 6 to 10 filled circles of radius rad^3 on the line "
                 "through the centre, each blended in turn with its own alpha as albucore's add_weighted rounds, "
                 "then src_radius // 10 concentric circles of src_color blended with a cubic alpha ramp. 16-bit "
-                "and float images are quantised to 8 bits and given back (Albumentations' uint8_io). The "
-                "'physics_based' method is refused. Labels are not moved. Albumentations' default p is 0.5, this "
-                "stage's too."},
+                "and float images are quantised to 8 bits and given back (Albumentations' uint8_io). Method "
+                "'physics_based' (2.x) draws the sun, four rays and the circles (radius int(rad^3 ^ 0.33)) on a "
+                "float layer, blurs it (sigma 15), fades it with the distance from the centre, blurs channel 0 "
+                "(sigma 3) and channel 2 (sigma 5) again and screen-blends it over the image. Labels are not "
+                "moved. Albumentations' default p is 0.5, this stage's too."},
       .params = {kRoi, kAngle, kNumCircles, kSrcRadius, kSrcColor, kMethod},
       .channels = {1, 3},
       .default_p = 0.5,
-      .tolerance = {.reason = "the circles and every blend are computed once on the host into per-cover tables of "
-                              "the 256 8-bit values; the kernels only look values up"},
+      .tolerance = {.reason = "overlay: the circles and every blend are computed once on the host into per-cover "
+                              "tables of the 256 8-bit values, the kernels only look values up; physics_based: the "
+                              "layer is built on the host, the screen blend is exactly rounded binary32"},
       .example = {{"stage", "sun_flare"}, {"src_radius", 200}, {"num_flare_circles", {4, 8}}},
       .cases = {R"({})", R"({"flare_roi": [0, 0, 1, 1], "src_radius": 60, "src_color": [255, 200, 120]})",
-                R"({"num_flare_circles": [16, 16], "angle": 0.25, "src_radius": 9})"},
+                R"({"num_flare_circles": [16, 16], "angle": 0.25, "src_radius": 9})",
+                R"({"method": "physics_based"})",
+                R"({"method": "physics_based", "flare_roi": [0, 0, 1, 1], "src_radius": 60, "src_color": [255, 200, 120]})"},
       .no_identity = "the sun and its circles are drawn on every image",
-      .bench = {R"({})", R"({"src_radius": 100, "num_flare_circles": [12, 16]})"},
+      .bench = {R"({})", R"({"src_radius": 100, "num_flare_circles": [12, 16]})", R"({"method": "physics_based"})"},
       .arithmetic = R"md(
 Albumentations 2.x's **RandomSunFlare** with `method="overlay"` (its defaults: `flare_roi`
 (0, 0, 1, 0.5), `angle_range` (0, 1), `num_flare_circles_range` (6, 10), `src_radius` 400,
@@ -119,8 +126,19 @@ order.
   given back as `q / 255.f`; 16-bit `q = (v + 128) / 257`, given back as `q * 257`. Gray images, which
   Albumentations refuses (RGB only), take the first component of each colour, as `cv::circle` does
   on one channel.
-- `method="physics_based"` (a blurred flare layer with rays, a radial falloff and a screen blend) is
-  not available: the stage refuses it. Albumentations 1.x's parameters (`angle_lower/upper`,
+- **`method="physics_based"`** (2.x; the same draws): on the host, a binary32 layer of zeros with
+  the image's channels; `cv::circle` (filled, 8-connected) of radius `src_radius` and `src_color` at
+  the centre; four rays `cv::line` (thickness 2, 8-connected) from the centre to
+  `(int(cx + cos(a) * max(W, H)), int(cy + sin(a) * max(W, H)))` for `a` of 0, 45, 90 and 135
+  degrees; each flare circle filled at its centre with radius `int(pow(rad^3, 0.33))` and its
+  colour; `cv::GaussianBlur` with sigma 15 (121 taps, BORDER_REFLECT_101); each value times
+  `1 - clip(sqrt((x - cx)^2 + (y - cy)^2) / (0.7 max(W, H)), 0, 1)` in double, rounded to binary32;
+  channel 0 blurred again with sigma 3 (25 taps) and channel 2 with sigma 5 (41 taps). Every backend
+  then screen-blends each 8-bit value `q` under its layer value `f`:
+  `trunc(clip(255 - (255 - q) * (255 - f) / 255, 0, 255))`, each step in binary32 (numpy's float32
+  arithmetic on a uint8 image and a float32 layer). Gray images take the first component of each
+  colour and the sigma-3 blur of channel 0.
+- Albumentations 1.x's parameters (`angle_lower/upper`,
   `num_flare_circles_lower/upper`) map onto the same draws; 1.x used 1.x's rules (a step of 10 pixels,
   `rad` up to `max(H // 100 - 2, 2)`, colours down to `c - 50`, a fixed alpha ramp and
   `cv::addWeighted`), which the importer notes.
@@ -149,7 +167,12 @@ order.
                          }
                          s["src_radius"] = std::llround(t.number("src_radius", 400));
                          if (t.has("src_color")) s["src_color"] = t.saved().at("src_color");
-                         if (t.has("method")) s["method"] = t.saved().at("method");
+                         if (t.has("method")) {
+                           const std::string m = t.saved().at("method").get<std::string>();
+                           if (m != "overlay" && m != "physics_based")
+                             t.fail("RandomSunFlare method '" + m + "': Albumentations has 'overlay' and 'physics_based'");
+                           s["method"] = m;
+                         }
                          if (t.has("angle_lower") || t.has("angle_upper") || t.has("num_flare_circles_lower") ||
                              t.has("num_flare_circles_upper"))
                            t.note("RandomSunFlare (1.x): its circle draws and blends become 2.x's");
@@ -403,6 +426,66 @@ class SunFlareOp final : public Op {
   std::vector<bool> identity_;            // per cover: its table changes no value
 };
 
+// method physics_based: the flare layer built on the host, screen-blended by the kernels.
+class SunFlarePhysicsOp final : public Op {
+ public:
+  SunFlarePhysicsOp(const Shape& s, int cx, int cy, int src_radius, const std::array<int, 3>& src_color,
+                    std::vector<FlareCircle> circles)
+      : Op(s, s), cx_(cx), cy_(cy), circles_(std::move(circles)) {
+    const int W = s.width, H = s.height, C = s.channels;
+    auto colour = [&](const std::array<int, 3>& c) {
+      return C == 1 ? cv::Scalar(c[0]) : cv::Scalar(c[0], c[1], c[2]);
+    };
+    cv::Mat layer(H, W, CV_32FC(C), cv::Scalar::all(0));
+    const cv::Point centre(cx, cy);
+    cv::circle(layer, centre, src_radius, colour(src_color), cv::FILLED, cv::LINE_8);
+    const double reach = std::max(W, H);
+    for (int degrees : {0, 45, 90, 135}) {
+      const double a = degrees * (kFlarePi / 180.0);  // numpy.radians
+      const cv::Point end(static_cast<int>(cx + std::cos(a) * reach), static_cast<int>(cy + std::sin(a) * reach));
+      cv::line(layer, centre, end, colour(src_color), 2, cv::LINE_8);
+    }
+    for (const FlareCircle& c : circles_)
+      cv::circle(layer, cv::Point(c.x, c.y), static_cast<int>(std::pow(static_cast<double>(c.radius), 0.33)),
+                 colour(c.color), cv::FILLED, cv::LINE_8);
+    cv::GaussianBlur(layer, layer, cv::Size(0, 0), 15, 15);
+    const double fade = reach * 0.7;
+    for (int y = 0; y < H; ++y) {
+      float* row = layer.ptr<float>(y);
+      const std::int64_t dy = y - cy;
+      for (int x = 0; x < W; ++x) {
+        const std::int64_t dx = x - cx;
+        const double m = 1 - std::clamp(std::sqrt(static_cast<double>(dx * dx + dy * dy)) / fade, 0.0, 1.0);
+        for (int c = 0; c < C; ++c) row[x * C + c] = static_cast<float>(static_cast<double>(row[x * C + c]) * m);
+      }
+    }
+    std::vector<cv::Mat> planes;
+    cv::split(layer, planes);
+    cv::GaussianBlur(planes[0], planes[0], cv::Size(0, 0), 3, 3);
+    if (C > 2) cv::GaussianBlur(planes[2], planes[2], cv::Size(0, 0), 5, 5);
+    cv::merge(planes, layer);
+    layer_.assign(layer.ptr<float>(), layer.ptr<float>() + static_cast<std::size_t>(W) * H * C);
+  }
+
+  void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    k::SunFlareScreenArgs a;
+    a.layer = ctx.table(layer_);
+    with_views(in, out, [&](auto src, auto dst) { k::sun_flare_screen(src, dst, a, ctx.exec()); });
+  }
+
+  nlohmann::json params() const override {
+    nlohmann::json list = nlohmann::json::array();
+    for (const FlareCircle& c : circles_)
+      list.push_back({{"alpha", c.alpha}, {"center", {c.x, c.y}}, {"radius", c.radius}, {"color", c.color}});
+    return {{"flare_center", {cx_, cy_}}, {"circles", list}, {"method", "physics_based"}};
+  }
+
+ private:
+  int cx_, cy_;
+  std::vector<FlareCircle> circles_;
+  std::vector<float> layer_;
+};
+
 class SunFlareStage final : public Stage {
  public:
   explicit SunFlareStage(const StageConfig& c)
@@ -417,9 +500,9 @@ class SunFlareStage final : public Stage {
     const std::vector<std::int64_t>& color = c.get(kSrcColor);
     if (color.size() != 3 && color.size() != 1) c.fail(kSrcColor, "give three values [r, g, b] or one for all three");
     for (std::size_t i = 0; i < 3; ++i) color_[i] = static_cast<int>(color[color.size() == 1 ? 0 : i]);
-    for (Method m : c.get(kMethod).options)
-      if (m == Method::PhysicsBased)
-        c.fail(kMethod, "physics_based is not available (only overlay: circles blended in turn)");
+    const auto& methods = c.get(kMethod).options;
+    if (methods.size() != 1) c.fail(kMethod, "give one method: overlay or physics_based");
+    physics_ = methods[0] == Method::PhysicsBased;
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
@@ -445,6 +528,7 @@ class SunFlareStage final : public Stage {
       for (std::size_t k = 0; k < 3; ++k)
         c.color[k] = static_cast<int>(d.integer(std::max(color_[k] - range, 0), color_[k]));
     }
+    if (physics_) return std::make_unique<SunFlarePhysicsOp>(in, cx, cy, src_radius_, color_, std::move(circles));
     return std::make_unique<SunFlareOp>(in, cx, cy, src_radius_, color_, std::move(circles));
   }
 
@@ -454,6 +538,7 @@ class SunFlareStage final : public Stage {
   IntPair num_;
   int src_radius_;
   std::array<int, 3> color_{};
+  bool physics_ = false;
 };
 
 }  // namespace
