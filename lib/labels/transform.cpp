@@ -311,27 +311,11 @@ Polygon convex_hull(Polygon pts) {
   return hull;
 }
 
-// An object on its way through the steps.
 // The rectangle of least area around `poly` (its four corners, counter-clockwise in the image's
 // frame as drawn): the convex hull's edges each tried as one side (rotating calipers, O(n^2)).
 Polygon min_area_rect(const Polygon& poly) {
   if (poly.size() < 3) return poly;
-  Polygon pts = poly;
-  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
-  auto cross = [](const Point& o, const Point& a, const Point& b) {
-    return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
-  };
-  Polygon hull(2 * pts.size());
-  std::size_t k = 0;
-  for (const Point& p : pts) {
-    while (k >= 2 && cross(hull[k - 2], hull[k - 1], p) <= 0) --k;
-    hull[k++] = p;
-  }
-  for (std::size_t i = pts.size() - 1, lower = k + 1; i-- > 0;) {
-    while (k >= lower && cross(hull[k - 2], hull[k - 1], pts[i]) <= 0) --k;
-    hull[k++] = pts[i];
-  }
-  hull.resize(k > 1 ? k - 1 : k);
+  const Polygon hull = convex_hull(poly);
   if (hull.size() < 3) return hull;
   double best = std::numeric_limits<double>::max();
   Polygon rect;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/color/hue_saturation_value.hpp"
+#include "lib/stages/engines/hsv8_tables.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -125,25 +126,13 @@ std::vector<std::uint8_t> shift_tables(double dh, double ds, double dv) {
   return lut;
 }
 
-// OpenCV's division tables of its 8-bit RGB2HSV: rne(255 * 2^12 / i) and rne(180 * 2^12 / (6 i)).
-const std::vector<std::int32_t>& division_table(bool hue) {
-  static const auto make = [](bool h) {
-    std::vector<std::int32_t> t(256, 0);
-    for (int i = 1; i < 256; ++i)
-      t[i] = static_cast<std::int32_t>(std::nearbyint(h ? (180 << 12) / (6.0 * i) : (255 << 12) / (1.0 * i)));
-    return t;
-  };
-  static const std::vector<std::int32_t> s = make(false), h = make(true);
-  return hue ? h : s;
-}
-
 class HsvOp final : public Op {
  public:
   HsvOp(const Shape& s, double dh, double ds, double dv)
       : Op(s, s), dh_(dh), ds_(ds), dv_(dv), lut_(shift_tables(dh, ds, dv)) {}
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
-    const k::HsvArgs args{ctx.table(division_table(false)), ctx.table(division_table(true)), ctx.table(lut_)};
+    const k::HsvArgs args{ctx.table(hsv8_division_table(false)), ctx.table(hsv8_division_table(true)), ctx.table(lut_)};
     k::hue_saturation_value(in.view<const std::uint8_t>(), out.view<std::uint8_t>(), args, ctx.exec());
   }
 

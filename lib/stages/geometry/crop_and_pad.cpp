@@ -13,6 +13,7 @@
 #include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/resample.hpp"
 #include "lib/stages/geometry/padding.hpp"
+#include "lib/stages/geometry/window_op.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -108,7 +109,8 @@ Albumentations' CropAndPad, the same in 1.x and 2.x:
    `cv::resize(INTER_LINEAR_EXACT)`).
 
 The padding runs [pad](#pad)'s op on the window (no copy of it), the resize the resampling engine;
-when nothing is padded, the window is resized directly. Boxes, points, polygons and masks move with
+when nothing is padded, the window is resized directly, and when nothing is resized either, copied
+as [crop](#crop) copies it. Boxes, points, polygons and masks move with
 the window, the padding and the scale; masks are padded with the labels' mask fill and resized
 nearest.
 )md",
@@ -215,7 +217,7 @@ struct Layout {
 class CropAndPadOp final : public Op {
  public:
   CropAndPadOp(const Shape& in, const Layout& at, Border border, std::vector<double> fill, Interp interp)
-      : Op(in, Shape{at.out_w, at.out_h, in.channels, in.dtype}), at_(at), border_(border), fill_(fill), interp_(interp) {
+      : Op(in, Shape{at.out_w, at.out_h, in.channels, in.dtype}), at_(at), border_(border), interp_(interp) {
     const Shape window{at.w, at.h, in.channels, in.dtype};
     if (at.padded()) pad_ = pad_op(window, at.pad, border, std::move(fill));
     // Without padding the window itself is resampled (no intermediate image).
@@ -231,7 +233,7 @@ class CropAndPadOp final : public Op {
     const std::size_t px = in.shape.channels * sample_size(in.shape.dtype);
     const ImageRef window{static_cast<char*>(in.data) + at_.y * in.pitch + at_.x * px,
                           Shape{at_.w, at_.h, in.shape.channels, in.shape.dtype}, in.pitch};
-    if (!pad_ && !resize_) return pad_op(window.shape, Sides{0, 0, 0, 0}, Border::Constant, {0})->run(ctx, window, out);
+    if (!pad_ && !resize_) return crop_window(ctx, in, out, at_.x, at_.y);
     if (!resize_) return pad_->run(ctx, window, out);
     if (!pad_) return resize_->run(ctx, in, out);
     const Shape mid_shape = pad_->out_shape();
@@ -267,7 +269,6 @@ class CropAndPadOp final : public Op {
  private:
   Layout at_;
   Border border_ = Border::Constant;
-  std::vector<double> fill_;
   Interp interp_ = Interp::Nearest;
   std::unique_ptr<Op> pad_, resize_;
 };

@@ -9,6 +9,7 @@
 #include "kernels/noise/normal.hpp"
 #include "kernels/weather/snow.hpp"
 #include "lib/stages/noise/normal_table.hpp"
+#include "lib/stages/engines/hsv8_tables.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -167,18 +168,6 @@ class SnowOp final : public Op {
   std::vector<std::uint8_t> lightness_;
 };
 
-// OpenCV's division tables of its 8-bit RGB2HSV: rne(255 * 2^12 / i) and rne(180 * 2^12 / (6 i)).
-const std::vector<std::int32_t>& snow_hsv_division(bool hue) {
-  static const auto make = [](bool h) {
-    std::vector<std::int32_t> t(256, 0);
-    for (int i = 1; i < 256; ++i)
-      t[i] = static_cast<std::int32_t>(std::nearbyint(h ? (180 << 12) / (6.0 * i) : (255 << 12) / (1.0 * i)));
-    return t;
-  };
-  static const std::vector<std::int32_t> s = make(false), h = make(true);
-  return hue ? h : s;
-}
-
 class SnowTextureOp final : public Op {
  public:
   SnowTextureOp(const Shape& s, double snow_point, double coefficient, const k::KeyedStream& stream)
@@ -218,8 +207,8 @@ class SnowTextureOp final : public Op {
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     k::SnowTextureArgs a;
-    a.sdiv = ctx.table(snow_hsv_division(false));
-    a.hdiv = ctx.table(snow_hsv_division(true));
+    a.sdiv = ctx.table(hsv8_division_table(false));
+    a.hdiv = ctx.table(hsv8_division_table(true));
     a.layer = ctx.table(layer_);
     a.sparkle = ctx.table(sparkle_);
     a.brighten = brighten_;
