@@ -177,6 +177,7 @@ class FogOp final : public Op {
         }
     }
     auto insertion_sort = [](std::uint32_t* a, std::uint32_t* b) {
+      if (b - a < 2) return;  // also an image without particles, whose list is empty (a null pointer)
       for (std::uint32_t* i = a + 1; i < b; ++i) {
         const std::uint32_t v = *i;
         std::uint32_t* j = i;
