@@ -6,8 +6,10 @@
 #       (-DCMAKE_CUDA_ARCHITECTURES=90, tests and benchmarks on) in its own build folder (default
 #       build-gpu-acceptance/), then copies into DIR (default .devpack/) everything a machine that
 #       has only an NVIDIA driver needs:
-#         bin/      augment, augment_bench_stages, augment_bench_warps, augment_bench_opencv_p1 (P1's I/O floor)
-#         tests/    the gtest binaries (run directly, not through ctest: see "run")
+#         bin/      augment, augment_bench_stages, augment_bench_opencv_p1 (P1's I/O floor)
+#         tests/    the gtest binaries that "run" runs (test_cuda, test_unit, test_stages; run directly,
+#                   not through ctest). The archive stays under 50 MB, so that it travels to a machine
+#                   that takes 64 MiB at a time.
 #         lib/      the shared libraries all of those load (from ldd), except the C library's own
 #                   (libc, libm, ld-linux, libpthread, libdl, librt) and the driver's libcuda
 #         tools/compute-sanitizer/  when the build machine's CUDA toolkit has it
@@ -17,6 +19,8 @@
 #       With --archive also DIR.tar.xz (one file to copy).
 #
 #   DIR/gpu-acceptance.sh run [--out DIR] [--emulated] [--threads N] [--verify-images N] [--pairs N]
+#                             [--repeats N] [--san-configs a,b,..] [--budget SECONDS] [--logs FILE.tar.gz]
+#                             [--only 2,3,...] [--p1-repeat N] [--kernels-only]
 #   bench/gpu-acceptance.sh run --emulated ...   (from the repository: uses .devpack/, or --pack DIR)
 #       On the GPU machine (or here with --emulated: no GPU, the emulated devices) runs, in order:
 #         1. the device inventory (augment devices; nvidia-smi when there is one);
@@ -40,6 +44,14 @@
 #       not-run GPU test, a sanitizer error, an 8-bit value that differs between the CPU and a GPU,
 #       any verify-devices comparison over its stage's tolerance, or outputs of the every-GPU run that
 #       differ from the CPU's; 0 otherwise.
+#       --budget S bounds the whole run: every command runs under timeout(1) with at most what is left
+#       of S (a hung kernel costs its section, not the run), and a section that has under 20 s left is
+#       skipped and marked so. --logs FILE keeps every command's log (tar.gz), also when the run is
+#       stopped by SIGTERM. The sanitizer runs (4 tools x --san-configs, default
+#       default,kornia-chain,perspective,elastic) run side by side, one process each.
+#       --only runs those sections (1, the inventory, always runs). --p1-repeat N makes P1's input N
+#       copies of its images (a run long enough that starting the process and the device is not the
+#       figure). --kernels-only leaves the CPU columns out of section 6.
 #       --emulated sets AUGMENT_EMULATED_GPUS=2 (more emulated devices, where augment supports it)
 #       and uses small inputs so that it ends in a few minutes on two cores.
 #       Needs bash, coreutils, awk and python3 (standard library, for the verify reports).
@@ -138,10 +150,10 @@ pack() {
   rm -rf "$dest"
   mkdir -p "$dest"/{bin,tests,lib,corpus/hd1080/class00} || die "cannot create $dest"
   local b
-  for b in apps/augment/augment bench/augment_bench_stages bench/augment_bench_warps bench/augment_bench_opencv_p1; do
+  for b in apps/augment/augment bench/augment_bench_stages bench/augment_bench_opencv_p1; do
     cp "$build/$b" "$dest/bin/" || die "missing $build/$b"
   done
-  for b in test_unit test_stages test_cli test_cuda; do cp "$build/tests/$b" "$dest/tests/" || die "missing $b"; done
+  for b in test_unit test_stages test_cuda; do cp "$build/tests/$b" "$dest/tests/" || die "missing $b"; done
   # OpenCV's codecs plugin, which augment loads on first use from the loader's path (lib/io/cv_codecs.hpp).
   cp "$build/lib/libaugment_cvcodecs.so" "$dest/lib/" || die "missing $build/lib/libaugment_cvcodecs.so"
   local libs
@@ -194,7 +206,9 @@ EOF
 
 # ----------------------------------------------------------------------------------------------- run
 run() {
-  local pack_dir="" out=. emulated=0 threads verify_images="" pairs=""
+  local pack_dir="" out=. emulated=0 threads verify_images="" pairs="" repeats="" budget=0
+  logs=""  # global, as tmp: the EXIT trap reads both after run() has returned
+  local san_configs=default,kornia-chain,perspective,elastic only="" p1_repeat=1 kernels_only=0
   threads=$(nproc)
   while [ $# -gt 0 ]; do
     case "$1" in
@@ -204,6 +218,13 @@ run() {
       --threads) threads=$2; shift 2 ;;
       --verify-images) verify_images=$2; shift 2 ;;
       --pairs) pairs=$2; shift 2 ;;
+      --repeats) repeats=$2; shift 2 ;;
+      --san-configs) san_configs=$2; shift 2 ;;
+      --budget) budget=$2; shift 2 ;;
+      --only) only=$2; shift 2 ;;
+      --p1-repeat) p1_repeat=$2; shift 2 ;;
+      --kernels-only) kernels_only=1; shift ;;
+      --logs) logs=$(readlink -m "$2"); shift 2 ;;
       *) die "run: unknown option $1" ;;
     esac
   done
@@ -221,7 +242,13 @@ run() {
   # "cuda-emulated" and "--devices all" work either way.
   local gpu gpu_name
   tmp=$(mktemp -d)  # global: the EXIT trap runs after run() has returned
-  trap 'rm -rf "$tmp"' EXIT
+  keep_logs() {
+    [ -n "$logs" ] && [ -d "$tmp" ] &&
+      tar -C "$tmp" -czf "$logs" --exclude='p1-*' --exclude='multi-*' --exclude='san-out-*' --exclude='samples' . 2>/dev/null
+    rm -rf "$tmp"
+  }
+  trap keep_logs EXIT
+  trap 'echo "gpu-acceptance: stopped by a signal" >&2; flush 2>/dev/null; exit 3' TERM INT
   if [ "$emulated" = 1 ]; then
     export AUGMENT_EMULATED_GPUS=2
     gpu=cuda-emulated
@@ -240,6 +267,26 @@ run() {
   date=$(date -u +%F)
   file="$out/$date-gpu-acceptance-$slug.md"
   local body=$tmp/body.md sum=$tmp/summary.md failed=0 t0=$SECONDS
+  # tmo CAP CMD...: CMD under timeout(1), at most CAP seconds and at most what is left of --budget.
+  tmo() {
+    local cap=$1 left
+    shift
+    if [ "$budget" -gt 0 ]; then
+      left=$((budget - (SECONDS - t0) - 10))
+      [ "$left" -lt "$cap" ] && cap=$left
+      [ "$cap" -lt 1 ] && cap=1
+    fi
+    timeout -k 5 "$cap" "$@"
+  }
+  # wanted N: section N is to run (--only)
+  wanted() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
+  # has_time SECTION: false (and the section is marked skipped) when under 20 s of --budget is left.
+  has_time() {
+    [ "$budget" -le 0 ] || [ $((budget - (SECONDS - t0))) -ge 20 ] && return 0
+    text "Skipped: the --budget of $budget s was spent."
+    result "$1" skipped "--budget spent"
+    return 1
+  }
   : >"$body"
   : >"$sum"
   result() {  # check, verdict (ok, FAIL, skipped, info), detail
@@ -303,6 +350,7 @@ run() {
   fi
 
   # 2. GPU tests -----------------------------------------------------------------------------------
+  if wanted 2; then
   section "2. GPU tests"
   text "The gtest binaries run directly (AUGMENT_TEST_SOURCE_DIR and AUGMENT_TEST_BINARY point at the pack)." ""
   text "| binary | filter | passed | skipped | failed |" "|---|---|---|---|---|"
@@ -310,16 +358,22 @@ run() {
   # test_cuda: the real-GPU tests (skipped without one); the rest run the GPU backend and the
   # kernel bodies on an emulated device: the backend's resource handling, verify, and every stage's
   # declared cases against the CPU path.
-  for spec in "test_cuda:*" "test_unit:GpuBackend.*:StrictDevice.*:Verify*" "test_stages:Stages/Parity.*:Parity.*"; do
+  local specs=("test_cuda:*" "test_unit:GpuBackend.*:StrictDevice.*:Verify*" "test_stages:Stages/Parity.*:Parity.*")
+  for spec in "${specs[@]}"; do  # side by side: only test_cuda uses the GPU
+    bin=${spec%%:*}
+    ( tmo 150 "$P/tests/$bin" --gtest_filter="${spec#*:}" --gtest_color=no >"$tmp/$bin.log" 2>&1; echo $? >"$tmp/$bin.rc" ) &
+  done
+  wait
+  for spec in "${specs[@]}"; do
     bin=${spec%%:*}
     filter=${spec#*:}
     log=$tmp/$bin.log
-    "$P/tests/$bin" --gtest_filter="$filter" --gtest_color=no >"$log" 2>&1
-    rc=$?
+    rc=$(cat "$tmp/$bin.rc")
     n_pass=$(awk '/^\[  PASSED  \] [0-9]+ test/ { print $4 }' "$log")
     n_skip=$(awk '/^\[  SKIPPED \] [0-9]+ test/ { print $4 }' "$log")
     n_fail=$(awk '/^\[  FAILED  \] [0-9]+ test/ { print $4 }' "$log")
     n_pass=${n_pass:-0} n_skip=${n_skip:-0} n_fail=${n_fail:-0}
+    [ "$rc" = 124 ] && n_fail="timed out"
     [ "$rc" != 0 ] && [ "$n_fail" = 0 ] && n_fail="crashed (exit $rc)"
     text "| $bin | \`$filter\` | $n_pass | $n_skip | $n_fail |"
     t_pass=$((t_pass + n_pass))
@@ -344,14 +398,18 @@ run() {
     result "GPU tests" ok "$t_pass passed, $t_skip skipped, 0 failed$([ "$emulated" = 1 ] && echo ' (test_cuda skips without a GPU)')"
   fi
 
+  fi
+
   # 3. compute-sanitizer ---------------------------------------------------------------------------
+  if wanted 3; then
   section "3. compute-sanitizer"
   local san="" tool cfg errs
   for c in "${COMPUTE_SANITIZER:-}" "$(command -v compute-sanitizer 2>/dev/null)" /usr/local/cuda/bin/compute-sanitizer \
            "$P/tools/compute-sanitizer/compute-sanitizer"; do
     [ -n "$c" ] && [ -x "$c" ] && { san=$c; break; }
   done
-  if [ "$emulated" = 1 ]; then
+  if ! has_time compute-sanitizer; then :
+  elif [ "$emulated" = 1 ]; then
     text "Skipped: emulated mode runs no CUDA kernel on a device (the kernel bodies are host loops), so there is" \
          "nothing for compute-sanitizer to check."
     result "compute-sanitizer" skipped "emulated mode: no device code runs"
@@ -363,12 +421,18 @@ run() {
          "(astronaut.jpg, coffee_rgba.png, camera.png)." ""
     text "| tool | pipeline | exit | errors |" "|---|---|---|---|"
     local san_bad=0
+    for tool in memcheck racecheck initcheck synccheck; do  # every run side by side
+      for cfg in ${san_configs//,/ }; do
+        ( tmo 120 "$san" --tool "$tool" --error-exitcode 99 --print-limit 20 "$A" run -c "$P/configs/$cfg.json" -i "$tmp/samples" \
+            -o "$tmp/san-out-$tool-$cfg" --device "$gpu" --copies 2 --threads 2 --progress never >"$tmp/san-$tool-$cfg.log" 2>&1
+          echo $? >"$tmp/san-$tool-$cfg.rc" ) &
+      done
+    done
+    wait
     for tool in memcheck racecheck initcheck synccheck; do
-      for cfg in default kornia-chain perspective elastic; do
+      for cfg in ${san_configs//,/ }; do
         log=$tmp/san-$tool-$cfg.log
-        "$san" --tool "$tool" --error-exitcode 99 --print-limit 20 "$A" run -c "$P/configs/$cfg.json" -i "$tmp/samples" \
-          -o "$tmp/san-out-$tool-$cfg" --device "$gpu" --copies 2 --threads 2 --progress never >"$log" 2>&1
-        rc=$?
+        rc=$(cat "$tmp/san-$tool-$cfg.rc")
         # memcheck, initcheck, synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: H hazards
         # displayed (N errors, W warnings)".
         errs=$(grep -o 'ERROR SUMMARY: [0-9]* error\|hazards displayed ([0-9]* error' "$log" | grep -o '[0-9]* error' |
@@ -392,7 +456,10 @@ run() {
     else result "compute-sanitizer" FAIL "$san_bad tool runs reported errors or failed"; fi
   fi
 
+  fi
+
   # 4. verify-devices ------------------------------------------------------------------------------
+  if wanted 4; then
   section "4. verify-devices: the CPU against every GPU, every pipeline in configs/"
   text "\`augment verify-devices -c CONFIG -i corpus/imagenet-like --images $verify_images --devices all --dtypes u8,u16,f32 --device-jpeg\`" \
        "(seed 0). Differing values: the device comparisons (each stage from the CPU's input, and end to end)" \
@@ -403,12 +470,13 @@ run() {
        "differing / compared; must be 0." ""
   text "| pipeline | devices | exit | u8 differing | u16 differing | f32 differing (max) | values compared | JPEG decode values | JPEG encode bytes |" "|---|---|---|---|---|---|---|---|---|"
   local verify_bad=0 verify_n=0 name require_gpu=""
+  has_time verify-devices && {
   [ "$emulated" = 0 ] && require_gpu=--require-gpu  # on a GPU machine the emulated device is no substitute
   for cfg in "$P"/configs/*.json; do
     name=$(basename "$cfg" .json)
     "$A" validate "$cfg" >/dev/null 2>&1 || continue  # the schema, not a pipeline
     verify_n=$((verify_n + 1))
-    (cd "$P" && "$A" verify-devices -c "configs/$name.json" -i corpus/imagenet-like --images "$verify_images" --seed 0 \
+    (cd "$P" && tmo 120 "$A" verify-devices -c "configs/$name.json" -i corpus/imagenet-like --images "$verify_images" --seed 0 \
       --devices all --dtypes u8,u16,f32 --device-jpeg --threads "$threads" --report "$tmp/verify-$name.json" $require_gpu) \
       >"$tmp/verify-$name.txt" 2>"$tmp/verify-$name.err"
     rc=$?
@@ -463,38 +531,59 @@ PY
     [ -f "$tmp/verify-$name.txt" ] && block <"$tmp/verify-$name.txt"
   done
   text "" "</details>"
-  if [ "$verify_bad" = 0 ]; then result "verify-devices" ok "$verify_n pipelines x u8,u16,f32 x $verify_images images: 0 differing 8-bit values, all within tolerance; JPEG decoding and encoding identical"
+  if [ "$verify_n" = 0 ]; then result "verify-devices" FAIL "no pipeline was compared"
+  elif [ "$verify_bad" = 0 ]; then result "verify-devices" ok "$verify_n pipelines x u8,u16,f32 x $verify_images images: 0 differing 8-bit values, all within tolerance; JPEG decoding and encoding identical"
   else result "verify-devices" FAIL "$verify_bad of $verify_n pipelines differ in 8-bit values or exceed a tolerance"; fi
+  }
+
+  fi
 
   # 5. P1 ------------------------------------------------------------------------------------------
+  if wanted 5; then
   section "5. P1: $gpu and the CPU against the I/O floor"
-  local n_in floor_bin=$P/bin/augment_bench_opencv_p1
+  local n_in floor_bin=$P/bin/augment_bench_opencv_p1 r
+  if [ "$p1_repeat" -gt 1 ]; then  # N copies of the input tree, one folder each
+    for ((r = 0; r < p1_repeat; r++)); do mkdir -p "$tmp/p1-rep/r$r" && cp -r "$p1_in/." "$tmp/p1-rep/r$r/"; done
+    p1_in=$tmp/p1-rep
+  fi
   n_in=$(find "$p1_in" -name '*.jpg' | wc -l)
   text "P1 = \`configs/bench-p1.json --format jpg --quality 90\` on $n_in imagenet-like images, $threads threads;" \
        "the I/O floor is \`augment_bench_opencv_p1 io\` (bench/README.md). Each pair runs the floor, augment on the CPU" \
        "and augment on $gpu without and with \`--device-jpeg\` in turn ($pairs rounds after one warm-up round);" \
-       "figures are medians of the per-round ratios." ""
+       "figures are medians of the per-round ratios.$([ "$p1_repeat" -gt 1 ] && echo " The inputs are $p1_repeat copies of the corpus's images.")" ""
   p1_one() {  # device [more run options] -> seconds
     rm -rf "$tmp/p1-out"
     local s e dev=$1
     shift
+    # GPU busy %: nvidia-smi's utilization (the share of each 100 ms with a kernel running) while a
+    # GPU run lasts, appended to busy-<options>.txt
+    local sampler=""
+    if [ "$emulated" = 0 ] && [ "$dev" != floor ] && [ "$dev" != cpu ] && command -v nvidia-smi >/dev/null; then
+      nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 100 >>"$tmp/busy-${*:-plain}.txt" 2>/dev/null &
+      sampler=$!
+    fi
     s=$(date +%s.%N)
-    if [ "$dev" = floor ]; then "$floor_bin" io "$p1_in" "$tmp/p1-out" "$threads" >/dev/null 2>&1 || return 1
-    else "$A" run -c "$P/configs/bench-p1.json" -i "$p1_in" -o "$tmp/p1-out" --format jpg --quality 90 \
+    if [ "$dev" = floor ]; then tmo 60 "$floor_bin" io "$p1_in" "$tmp/p1-out" "$threads" >/dev/null 2>&1 || return 1
+    else tmo 60 "$A" run -c "$P/configs/bench-p1.json" -i "$p1_in" -o "$tmp/p1-out" --format jpg --quality 90 \
            --threads "$threads" --device "$dev" --progress never "$@" >/dev/null 2>>"$tmp/p1.err" || return 1
       [ "$(find "$tmp/p1-out" -type f | wc -l)" = "$n_in" ] || return 1
     fi
     e=$(date +%s.%N)
+    [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null; }
     awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
   }
   local i f c g j p1_ok=1
   : >"$tmp/p1.tsv"
-  p1_one floor >/dev/null && p1_one cpu >/dev/null && p1_one "$gpu" >/dev/null && p1_one "$gpu" --device-jpeg >/dev/null || p1_ok=0
-  for ((i = 0; i < pairs && p1_ok; i++)); do
+  has_time P1 || p1_ok=skip
+  [ "$p1_ok" = 1 ] && { p1_one floor >/dev/null && p1_one cpu >/dev/null && p1_one "$gpu" >/dev/null && p1_one "$gpu" --device-jpeg >/dev/null || p1_ok=0; }
+  for ((i = 0; i < pairs; i++)); do
+    [ "$p1_ok" = 1 ] || break
+    [ "$budget" -gt 0 ] && [ $((budget - (SECONDS - t0))) -lt 120 ] && break  # keep time for what follows
     f=$(p1_one floor) && c=$(p1_one cpu) && g=$(p1_one "$gpu") && j=$(p1_one "$gpu" --device-jpeg) || { p1_ok=0; break; }
     echo "$f $c $g $j" >>"$tmp/p1.tsv"
   done
-  if [ "$p1_ok" = 1 ]; then
+  if [ "$p1_ok" = skip ]; then :
+  elif [ "$p1_ok" = 1 ] && [ -s "$tmp/p1.tsv" ]; then
     local p1_table
     p1_table=$(awk -v gpu="$gpu" -v images="$n_in" '
       function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -509,15 +598,41 @@ PY
         printf "| %s --device-jpeg / I/O floor | %.3f |\n| %s --device-jpeg / %s | %.3f |\n", gpu, median(jf, n), gpu, gpu, median(jg, n)
       }' "$tmp/p1.tsv")
     text "$p1_table"
+    # What a run pays before its first image: the process, the codecs and (on a GPU) the device's
+    # context and modules. The median of 3 runs over one image, per device.
+    local one_in=$tmp/p1-one d k st
+    mkdir -p "$one_in" && cp "$(find "$p1_in" -name '*.jpg' | sort | head -1)" "$one_in/"
+    text "" "| one image (the fixed cost of a run) | median of 3 |" "|---|---|"
+    for d in cpu "$gpu"; do
+      : >"$tmp/one-$d.txt"
+      for k in 1 2 3; do
+        rm -rf "$tmp/one-out"
+        st=$(date +%s.%N)
+        tmo 60 "$A" run -c "$P/configs/bench-p1.json" -i "$one_in" -o "$tmp/one-out" --format jpg --quality 90 \
+          --device "$d" --progress never >/dev/null 2>>"$tmp/one.err" || echo "one image on $d failed" >>"$tmp/one.err"
+        awk -v s="$st" -v e="$(date +%s.%N)" 'BEGIN { printf "%.4f\n", e - s }' >>"$tmp/one-$d.txt"
+      done
+      text "| augment --device $d | $(sort -n "$tmp/one-$d.txt" | sed -n 2p) s |"
+    done
+    local busy
+    for busy in "$tmp"/busy-*.txt; do
+      [ -s "$busy" ] || continue
+      text "" "GPU busy during \`--device $gpu $(basename "$busy" .txt | sed 's/^busy-//; s/^plain$//')\`: $(awk '$1 ~ /^[0-9]+$/ { s += $1; n++ }
+        END { if (n) printf "%.0f%% mean over %d samples of 100 ms", s / n, n; else print "no samples" }' "$busy")"
+    done
     result "P1" info "$(echo "$p1_table" | awk -F' *[|] *' '$2 ~ / \/ / { printf "%s%s = %s", sep, $2, $3; sep = "; " }')"
   else
     text "P1 failed:" && tail -5 "$tmp/p1.err" 2>/dev/null | block
     result "P1" FAIL "a run failed or wrote the wrong number of outputs"
   fi
 
+  fi
+
   # 6. stage kernels -------------------------------------------------------------------------------
+  if wanted 6; then
   section "6. Per-stage kernel times on $gpu"
-  local image=corpus/hd1080/class00/$(ls "$P/corpus/hd1080/class00" | sort | head -1) repeats=20
+  local image=corpus/hd1080/class00/$(ls "$P/corpus/hd1080/class00" | sort | head -1)
+  repeats=${repeats:-20}
   if [ "$emulated" = 1 ]; then  # host loops: few repeats; the figures are not a GPU's
     repeats=2
     text "Emulated: the \"kernel\" columns time the kernel bodies run as host loops; they say nothing about a GPU." ""
@@ -526,24 +641,41 @@ PY
        "(against decoding and against its OpenCV counterpart on one thread)," \
        "and its kernels with the input resident on the device (CUDA events), the bandwidth of reading the input and" \
        "writing the output once, and that as a share of the device's copy bandwidth." ""
-  if (cd "$P" && bin/augment_bench_stages --device "$gpu" --image "$image" --repeats "$repeats") >"$tmp/stages.txt" 2>&1; then
+  local no_cpu=()
+  [ "$kernels_only" = 1 ] && no_cpu=(--no-cpu 1)
+  if ! has_time "stage kernels"; then :
+  elif (cd "$P" && tmo 300 bin/augment_bench_stages --device "$gpu" --image "$image" --repeats "$repeats" "${no_cpu[@]}") >"$tmp/stages.txt" 2>&1; then
     grep -v '^|' "$tmp/stages.txt" | block
     grep '^|' "$tmp/stages.txt" >>"$body"
+    # The per-value stages again on the photograph repeated 4 x 4 (7680x4320): an image large enough
+    # that a launch's fixed cost is not the figure.
+    if [ "$emulated" = 0 ] && has_time "stage kernels 4x4"; then
+      text "" "The per-value stages on the same photograph repeated 4 x 4 (\`--tile 4 --no-cpu 1\`):" ""
+      (cd "$P" && tmo 120 bin/augment_bench_stages --device "$gpu" --image "$image" --repeats "$repeats" --tile 4 --no-cpu 1 \
+        --stage invert,grayscale,sepia,channel_gain,planckian_jitter,gaussian_illumination,tone_curve,posterize,solarize,gamma,brightness_contrast,rgb_shift,hue_saturation_value,channel_shuffle,channel_dropout,multiplicative_noise,gaussian_noise,shot_noise,salt_and_pepper,pixel_dropout,snow) \
+        >"$tmp/stages-4x4.txt" 2>&1
+      grep -v '^|' "$tmp/stages-4x4.txt" | block
+      grep '^|' "$tmp/stages-4x4.txt" >>"$body"
+    fi
     result "stage kernels" info "$(grep -c '^| {' "$tmp/stages.txt") configurations timed; $(grep -o 'copy bandwidth.*' "$tmp/stages.txt" | head -1)"
   else
     block <"$tmp/stages.txt"
     result "stage kernels" FAIL "augment_bench_stages failed"
   fi
 
+  fi
+
   # 7. every GPU in one run ------------------------------------------------------------------------
+  if wanted 7; then
   local all_gpus=cuda:all
   [ "$emulated" = 1 ] && all_gpus=cuda-emulated:all
   section "7. Every GPU in one run: --device $all_gpus against --device cpu"
   text "\`augment run -c configs/default.json -i <the P1 inputs> --copies 2 --device $all_gpus\` and the same with" \
        "\`--device cpu\`: the outputs must be the same bytes; the summary's images per device." ""
   local multi_ok=1
+  has_time "every GPU in one run" && {
   for dev in cpu "$all_gpus"; do
-    "$A" run -c "$P/configs/default.json" -i "$p1_in" -o "$tmp/multi-$dev" --copies 2 --threads "$threads" \
+    tmo 90 "$A" run -c "$P/configs/default.json" -i "$p1_in" -o "$tmp/multi-$dev" --copies 2 --threads "$threads" \
       --device "$dev" --progress never >"$tmp/multi-$dev.txt" 2>&1 || multi_ok=0
   done
   block <"$tmp/multi-$all_gpus.txt"
@@ -558,6 +690,9 @@ sys.exit(0 if same and fa else 1)
 PY
   then result "every GPU in one run" ok "on $(sed -n 's/.* on \(.*\), seed.*/\1/p' "$tmp/multi-$all_gpus.txt"): outputs identical to --device cpu"
   else result "every GPU in one run" FAIL "a run failed or the outputs differ from --device cpu"; fi
+  }
+
+  fi
 
   finished=1
   flush

@@ -6,10 +6,15 @@
 //   - the OpenCV call that does the same job with the same resolved parameters (StageSpec::counterpart),
 //     on one thread, timed in turn with the stage, and the ratio of the two ("—" where OpenCV has none);
 //   - with --device, its kernels on that device (CUDA events, input resident, no transfers),
-//     the effective bandwidth (bytes read + written once) and its share of the device's copy
-//     bandwidth.
-// usage: augment_bench_stages [--image FILE] [--stage NAME] [--device cuda:0|cuda-emulated] [--repeats N] [--objects N]
-//   --stage NAME: only that stage's configurations
+//     the effective bandwidth (bytes read + written once), its share of the device's copy bandwidth
+//     (a 256 MiB device-to-device copy) and its share of the bandwidth of a device-to-device copy of
+//     the same bytes timed the same way (one copy between two events, then a sync: what a stage
+//     that reads and writes each value once would take at best, launch cost included).
+// usage: augment_bench_stages [--image FILE] [--stage NAME[,NAME...]] [--device cuda:0|cuda-emulated] [--repeats N]
+//                             [--objects N] [--tile N] [--no-cpu 1]
+//   --stage NAMES: only those stages' configurations
+//   --tile N: the image repeated N x N times (a larger input made of the same photograph)
+//   --no-cpu 1: the device columns only (the CPU and OpenCV columns say "—")
 //   --objects N: the stages whose draw reads labels see N boxes on a grid and their label map (values
 //     1..N), as a run with --labels and --masks passes them; without it they see none
 #include <algorithm>
@@ -39,9 +44,10 @@ using namespace aug;
 // The stage objects to time: {"stage": NAME, ...entry, "p": 1} for every declared bench entry.
 std::vector<nlohmann::ordered_json> bench_stages(const std::string& only) {
   std::vector<nlohmann::ordered_json> out;
+  const std::string list = "," + only + ",";
   for (const auto& t : stage_types()) {
     const StageSpec& spec = t.spec();
-    if (!only.empty() && spec.name != only) continue;
+    if (!only.empty() && list.find("," + spec.name + ",") == std::string::npos) continue;
     for (const std::string& entry : spec.bench) {
       nlohmann::ordered_json stage{{"stage", spec.name}};
       stage.update(nlohmann::ordered_json::parse(entry));
@@ -57,7 +63,8 @@ using bench::median_ms;
 
 int main(int argc, char** argv) {
   std::string image = "bench/corpus/hd1080/class00/img00000.jpg", only, device;
-  int repeats = 20, objects = 0;
+  int repeats = 20, objects = 0, tile = 1;
+  bool cpu = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--image") image = v;
@@ -65,6 +72,8 @@ int main(int argc, char** argv) {
     else if (k == "--device") device = v;
     else if (k == "--repeats") repeats = std::max(1, std::atoi(v.c_str()));
     else if (k == "--objects") objects = std::max(0, std::atoi(v.c_str()));
+    else if (k == "--tile") tile = std::max(1, std::atoi(v.c_str()));
+    else if (k == "--no-cpu") cpu = v == "0";
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 1;
@@ -73,7 +82,13 @@ int main(int argc, char** argv) {
   try {
     cv::setNumThreads(1);  // OpenCV's own functions on one thread, as the stages here
     const auto bytes = read_file(image);
-    const Image in = decode_image(bytes.data(), bytes.size(), {});
+    const Image decoded = decode_image(bytes.data(), bytes.size(), {});
+    Image in = decoded;
+    if (tile > 1) {
+      Image big({decoded.width() * tile, decoded.height() * tile, decoded.channels(), decoded.dtype()});
+      cv::repeat(as_mat(decoded.ref()), tile, tile, as_mat(big.ref()));
+      in = std::move(big);
+    }
     const std::vector<nlohmann::ordered_json> stages = bench_stages(only);
     labels::ImageLabels boxes{in.width(), in.height(), {}, false, nlohmann::json::object()};
     Image label_map({in.width(), in.height(), 1, DType::U8});
@@ -91,7 +106,9 @@ int main(int argc, char** argv) {
     const DrawInputs seen = objects > 0 ? DrawInputs{&boxes, &label_map} : DrawInputs{};
     if (objects > 0) std::printf("stages that read labels see %d boxes and their label map\n", objects);
     const double decode = median_ms(repeats, [&] { decode_image(bytes.data(), bytes.size(), {}); });
-    std::printf("image %s: %s, decode %.2f ms (CPU, one thread)\n", image.c_str(), to_string(in.shape()).c_str(), decode);
+    std::printf("image %s%s: %s, decode %.2f ms (CPU, one thread)\n", image.c_str(),
+                tile > 1 ? (" repeated " + std::to_string(tile) + "x" + std::to_string(tile)).c_str() : "",
+                to_string(in.shape()).c_str(), decode);
 
     std::unique_ptr<gpu::DeviceApi> emulated;
     gpu::DeviceApi* api = nullptr;
@@ -123,7 +140,8 @@ int main(int argc, char** argv) {
     }
 
     std::printf("\n| stage | output | CPU ms | CPU / decode | OpenCV ms | augment / OpenCV |%s\n|---|---|---|---|---|---|%s\n",
-                api ? " kernel ms | GB/s | % of copy |" : "", api ? "---|---|---|" : "");
+                api ? " kernel ms | GB/s | % of copy | same-size copy ms | % of same-size copy |" : "",
+                api ? "---|---|---|---|---|" : "");
     HostKernelContext host;
     for (const auto& stage : stages) {
       const Pipeline one = Pipeline::parse(
@@ -145,13 +163,15 @@ int main(int argc, char** argv) {
           in.shape().dtype == DType::U8 ? bench::opencv_counterpart(*plan.steps.at(0).node->spec, op, src, dst)
                                         : bench::Counterpart{};
       double cpu_ms = 0, cv_ms = 0;
-      if (cv_call.call) std::tie(cpu_ms, cv_ms) = bench::median_pair_ms(repeats, ours, cv_call.call);
+      if (!cpu) {}
+      else if (cv_call.call) std::tie(cpu_ms, cv_ms) = bench::median_pair_ms(repeats, ours, cv_call.call);
       else cpu_ms = median_ms(repeats, ours);
       nlohmann::ordered_json label = stage;
       label.erase("p");  // every configuration runs with p = 1
-      std::printf("| %s | %dx%d | %.3f | %.2f |", label.dump().c_str(), op.out_shape().width, op.out_shape().height,
-                  cpu_ms, cpu_ms / decode);
-      if (cv_call.call) {
+      std::printf("| %s | %dx%d |", label.dump().c_str(), op.out_shape().width, op.out_shape().height);
+      if (cpu) std::printf(" %.3f | %.2f |", cpu_ms, cpu_ms / decode);
+      else std::printf(" — | — |");
+      if (cpu && cv_call.call) {
         std::printf(" %.3f | %.2fx |", cv_ms, cpu_ms / cv_ms);
         // A table read off 256 values stands for the stage only if the stage is per-value.
         if (cv_call.lut && cv::norm(dst, as_mat(out.ref()), cv::NORM_INF) != 0)
@@ -162,7 +182,10 @@ int main(int argc, char** argv) {
       if (api) {
         const double ms = gpu::time_kernels(*api, index, op, in, repeats);
         const double gbs = static_cast<double>(in.shape().bytes() + op.out_shape().bytes()) / (ms * 1e6);
-        std::printf(" %.4f | %.0f | %.0f%% |", ms, gbs, 100 * gbs / copy_gbs);
+        // The same bytes moved by one device-to-device copy: half of them read, half written.
+        const std::size_t moved = in.shape().bytes() + op.out_shape().bytes();
+        const double copy_ms = gpu::copy_time_ms(*api, index, moved / 2, repeats);
+        std::printf(" %.4f | %.0f | %.0f%% | %.4f | %.0f%% |", ms, gbs, 100 * gbs / copy_gbs, copy_ms, 100 * copy_ms / ms);
       }
       std::printf("\n");
     }

@@ -85,6 +85,8 @@ double time_kernels(DeviceApi& api, int device, const aug::Op& op, const aug::Im
 // The device's copy bandwidth in GB/s (bytes read plus bytes written), the reference for the
 // fraction of DRAM bandwidth a kernel reaches.
 double copy_bandwidth_gbs(DeviceApi& api, int device, std::size_t bytes);
+// The mean time of one device-to-device copy of `bytes` between two events, then a sync (ms).
+double copy_time_ms(DeviceApi& api, int device, std::size_t bytes, int repeats);
 
 // The GPU backend on `device` of `api` (which must outlive it), with one slot (stream, pinned
 // staging, pooled device buffers) per worker. Everything is created with that device current.

@@ -538,6 +538,29 @@ double copy_bandwidth_gbs(DeviceApi& api, int device, std::size_t bytes) {
   return 2.0 * bytes / (ms * 1e6);
 }
 
+double copy_time_ms(DeviceApi& api, int device, std::size_t bytes, int repeats) {
+  guard(api, device);
+  Buffer a(api, false), b(api, false);
+  a.reserve(bytes);
+  b.reserve(bytes);
+  const Stream stream = api.stream_create();
+  void *start = api.event_create(), *end = api.event_create();
+  api.copy_on_device(b.data(), a.data(), bytes, stream);  // warm up
+  api.stream_sync(stream);
+  double total = 0;
+  for (int r = 0; r < repeats; ++r) {  // as time_kernels times an op: one copy between two events
+    api.event_record(start, stream);
+    api.copy_on_device(b.data(), a.data(), bytes, stream);
+    api.event_record(end, stream);
+    api.stream_sync(stream);
+    total += api.event_elapsed_ms(start, end);
+  }
+  api.event_destroy(start);
+  api.event_destroy(end);
+  api.stream_destroy(stream);
+  return total / repeats;
+}
+
 std::unique_ptr<Backend> open_emulated_backend(int index, int workers) {
   const int n = emulated_device_count();
   if (index < 0 || index >= n)
