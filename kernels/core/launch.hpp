@@ -91,8 +91,11 @@ constexpr void check_functor() {
 }
 
 #if defined(__CUDACC__)
+// The functor stays in the launch's parameter space (__grid_constant__, compute capability 7.0
+// and up): a member array indexed at run time (a per-channel gain, a table of taps) is read from
+// there, where a by-value parameter would first be copied whole into each thread's local memory.
 template <class F>
-__global__ void kernel_2d(F f, int width, int height) {
+__global__ void kernel_2d(const __grid_constant__ F f, int width, int height) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= width) return;
   // grid.y is capped at 65535 blocks, so tall images loop.
@@ -105,7 +108,7 @@ inline void check_launch(const char* what) {
 }
 
 template <class F>
-__global__ void kernel_1d(F f, std::size_t count) {
+__global__ void kernel_1d(const __grid_constant__ F f, std::size_t count) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     f(i);
