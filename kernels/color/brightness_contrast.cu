@@ -1,5 +1,6 @@
 #include "kernels/color/brightness_contrast.hpp"
 
+#include "kernels/core/reduce.hpp"
 #include "kernels/engines/pointwise.hpp"
 
 namespace aug::k {
@@ -30,6 +31,20 @@ struct BcRowSums {
         for (int c = 0; c < cc; ++c) acc = acc + static_cast<BcSum<T>>(s[x * img.channels + c]);
     }
     sums[row] = acc;
+  }
+};
+
+// The sum of a pixel's colour samples (integer images: row_sums adds runs of a row in parallel).
+template <class T>
+struct BcPixelSum {
+  AUG_FIELDS(BcPixelSum, img, cc)
+  View<const T> img;
+  int cc;
+  AUG_HD std::uint64_t operator()(int x, int y) const {
+    const T* s = img.row(y) + x * img.channels;
+    std::uint64_t acc = 0;
+    for (int c = 0; c < cc; ++c) acc += s[c];
+    return acc;
   }
 };
 
@@ -86,7 +101,12 @@ void brightness_contrast(View<const T> in, View<T> out, const BrightnessContrast
   const int rows = in.height;
   if (!a.by_max) {
     auto* s = static_cast<brightness_contrast_impl::BcSum<T>*>(scratch.scratch(sizeof(brightness_contrast_impl::BcSum<T>) * static_cast<std::size_t>(rows)));
-    for_1d(brightness_contrast_impl::BcRowSums<T>{in, a.color_channels, s}, static_cast<std::size_t>(rows), exec, "brightness_contrast_rows");
+    if constexpr (std::is_same_v<T, float>)  // doubles: each row left to right, as the CPU adds them
+      for_1d(brightness_contrast_impl::BcRowSums<T>{in, a.color_channels, s}, static_cast<std::size_t>(rows), exec,
+             "brightness_contrast_rows");
+    else
+      row_sums(brightness_contrast_impl::BcPixelSum<T>{in, a.color_channels}, in.width, rows, s, exec,
+               "brightness_contrast_rows");
     sums = s;
   }
   const std::uint64_t count = static_cast<std::uint64_t>(in.width) * static_cast<std::uint64_t>(rows) *

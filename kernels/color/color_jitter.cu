@@ -1,5 +1,7 @@
 #include "kernels/color/color_jitter.hpp"
 
+#include "kernels/core/reduce.hpp"
+
 namespace aug::k {
 
 namespace color_jitter_impl {
@@ -56,6 +58,21 @@ struct JitterRowSums {
   }
 };
 
+// A pixel's floored grayscale value (integer images: row_sums adds runs of a row in parallel).
+template <class T>
+struct JitterPixelLuma {
+  AUG_FIELDS(JitterPixelLuma, img, cc)
+  View<const T> img;
+  int cc;
+  AUG_HD std::uint64_t operator()(int x, int y) const {
+    const T* s = img.row(y) + x * img.channels;
+    float px[3] = {0.f, 0.f, 0.f};
+    for (int c = 0; c < 3; ++c)
+      if (c < cc) px[c] = static_cast<float>(s[c]);
+    return static_cast<std::uint64_t>(jitter_luma<T>(px, cc));
+  }
+};
+
 // One item: the rows' sums in order, then the mean as torch.mean gives it: (float)sum / (float)n for
 // integer images (the sum is exact), (float)(sum / n) in double for float images.
 template <class T>
@@ -94,7 +111,12 @@ void color_jitter(View<const T> in, View<T> out, const JitterArgs& a, Scratch& s
   auto* sums = static_cast<color_jitter_impl::JitterSum<T>*>(scratch.scratch(sizeof(color_jitter_impl::JitterSum<T>) * (static_cast<std::size_t>(rows) + 1)));
   auto* mean = reinterpret_cast<float*>(sums + rows);
   const View<const T> mid = as_const(out);
-  for_1d(color_jitter_impl::JitterRowSums<T>{mid, a.color_channels, sums}, static_cast<std::size_t>(rows), exec, "color_jitter_rows");
+  if constexpr (std::is_same_v<T, float>)  // doubles: each row left to right, as the CPU adds them
+    for_1d(color_jitter_impl::JitterRowSums<T>{mid, a.color_channels, sums}, static_cast<std::size_t>(rows), exec,
+           "color_jitter_rows");
+  else
+    row_sums(color_jitter_impl::JitterPixelLuma<T>{mid, a.color_channels}, out.width, rows, sums, exec,
+             "color_jitter_rows");
   const std::uint64_t count = static_cast<std::uint64_t>(out.width) * static_cast<std::uint64_t>(rows);
   for_1d(color_jitter_impl::JitterMean<T>{sums, rows, count, mean}, 1, exec, "color_jitter_mean");
   for_2d(color_jitter_impl::JitterPixels<T>{mid, out, a, at, a.count, mean}, out.width, out.height, exec, "color_jitter");
