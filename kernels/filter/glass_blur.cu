@@ -64,33 +64,19 @@ struct Gather {
   }
 };
 
+// out(x, y) = in at the pixel index order[y * W + x].
 template <class T>
-struct SerialSwaps {
-  AUG_FIELDS(SerialSwaps, x, args)
-  View<T> x;
-  GlassArgs args;
-  AUG_HD void operator()(std::size_t) const {
-    const int W = x.width, H = x.height, C = x.channels, d = args.max_delta;
-    for (int it = 0; it < args.iterations; ++it)
-      for (int y = H - d; y >= d + 1; --y) {
-        Philox4x32 block{};
-        int held = -1;  // the block in `block`: px / 3
-        for (int px = W - d; px >= d + 1; --px) {
-          if (px / 3 != held) {
-            held = px / 3;
-            block = glass_blur_block(args.stream, W, y, px, it);
-          }
-          int dy, dx;
-          glass_blur_decode(block.v[px % 3], d, dy, dx);
-          T* a = x.row(y) + px * C;
-          T* b = x.row(y + dy) + (px + dx) * C;
-          for (int c = 0; c < C; ++c) {
-            const T t = a[c];
-            a[c] = b[c];
-            b[c] = t;
-          }
-        }
-      }
+struct OrderGather {
+  AUG_FIELDS(OrderGather, in, out, order)
+  View<const T> in;
+  View<T> out;
+  const std::int32_t* order;
+  AUG_HD void operator()(int x, int y) const {
+    const int W = in.width, C = in.channels;
+    const std::int32_t from = order[static_cast<std::size_t>(y) * W + x];
+    const T* s = in.row(from / W) + (from % W) * C;
+    T* o = out.row(y) + x * C;
+    for (int c = 0; c < C; ++c) o[c] = s[c];
   }
 };
 
@@ -118,9 +104,8 @@ void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& args, Scrat
 }
 
 template <class T>
-void glass_blur_exact(View<T> x, const GlassArgs& args, const Exec& exec) {
-  if (exec.cpu) return cpu::glass_blur_exact(x, args);
-  for_1d(glass_blur_impl::SerialSwaps<T>{x, args}, 1, exec, "glass_blur_exact");
+void glass_blur_exact(View<const T> in, View<T> out, const std::int32_t* order, const Exec& exec) {
+  for_2d(glass_blur_impl::OrderGather<T>{in, out, order}, out.width, out.height, exec, "glass_blur_exact");
 }
 
 template void glass_blur_fast<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const GlassArgs&, Scratch&,
@@ -128,8 +113,10 @@ template void glass_blur_fast<std::uint8_t>(View<const std::uint8_t>, View<std::
 template void glass_blur_fast<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const GlassArgs&, Scratch&,
                                              const Exec&);
 template void glass_blur_fast<float>(View<const float>, View<float>, const GlassArgs&, Scratch&, const Exec&);
-template void glass_blur_exact<std::uint8_t>(View<std::uint8_t>, const GlassArgs&, const Exec&);
-template void glass_blur_exact<std::uint16_t>(View<std::uint16_t>, const GlassArgs&, const Exec&);
-template void glass_blur_exact<float>(View<float>, const GlassArgs&, const Exec&);
+template void glass_blur_exact<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, const std::int32_t*,
+                                             const Exec&);
+template void glass_blur_exact<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, const std::int32_t*,
+                                              const Exec&);
+template void glass_blur_exact<float>(View<const float>, View<float>, const std::int32_t*, const Exec&);
 
 }  // namespace aug::k

@@ -60,15 +60,22 @@ AUG_HD void glass_blur_offset(const KeyedStream& s, int width, int y, int x, int
 // 'fast': out = the swaps of every iteration applied to `in` (in and out distinct).
 template <class T>
 void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& args, Scratch& scratch, const Exec& exec);
-// 'exact': the swaps applied in place.
+// 'exact': the serial swaps move pixels and never mix them, and where they go depends only on the
+// keyed stream, so the result is the input gathered through an order. glass_blur_exact_order
+// writes that order on the host by running the swaps over pixel indices (order[y * width + x] = the
+// index y' * width + x' of the input pixel that ends at (x, y)); glass_blur_exact gathers `in`
+// through it into `out` (`order`: memory `exec` reads, e.g. a KernelContext table), so that a GPU
+// runs no serial loop; the CPU backend swaps in place instead (cpu::glass_blur_exact, faster on one
+// core than the order and the gather). Throws KernelError for images of 2^31 pixels or more.
+void glass_blur_exact_order(int width, int height, const GlassArgs& args, std::int32_t* order);
 template <class T>
-void glass_blur_exact(View<T> x, const GlassArgs& args, const Exec& exec);
+void glass_blur_exact(View<const T> in, View<T> out, const std::int32_t* order, const Exec& exec);
 
 namespace cpu {
 template <class T>
 void glass_blur_fast(View<const T> in, View<T> out, const GlassArgs& args);
 template <class T>
-void glass_blur_exact(View<T> x, const GlassArgs& args);
+void glass_blur_exact(View<T> x, const GlassArgs& args);  // the swaps in place, one after another
 }  // namespace cpu
 
 }  // namespace aug::k

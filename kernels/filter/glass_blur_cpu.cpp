@@ -243,5 +243,19 @@ template void glass_blur_fast<float>(View<const float>, View<float>, const Glass
 template void glass_blur_exact<std::uint8_t>(View<std::uint8_t>, const GlassArgs&);
 template void glass_blur_exact<std::uint16_t>(View<std::uint16_t>, const GlassArgs&);
 template void glass_blur_exact<float>(View<float>, const GlassArgs&);
+template void glass_blur_exact<std::int32_t>(View<std::int32_t>, const GlassArgs&);
 
 }  // namespace aug::k::cpu
+
+namespace aug::k {
+
+void glass_blur_exact_order(int width, int height, const GlassArgs& args, std::int32_t* order) {
+  const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    throw KernelError("glass_blur: mode exact takes images of fewer than 2^31 pixels");
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
+  cpu::glass_blur_exact(View<std::int32_t>{order, width, height, 1, static_cast<std::size_t>(width) * sizeof(std::int32_t)},
+                        args);
+}
+
+}  // namespace aug::k

@@ -40,7 +40,7 @@ const Choice<Mode> kMode{kModes,
                          Mode::Fast,
                          {.name = "mode",
                           .doc = "fast (NumPy's vectorised swap: every pixel reads the previous iteration) or exact "
-                                 "(the swaps one after another)"}};
+                                 "(the swaps one after another, as Albumentations' loop)"}};
 
 // cv::GaussianBlur's size for ksize (0, 0): round(6 sigma + 1) | 1 for 8-bit images, round(8 sigma + 1) | 1
 // for the others.
@@ -146,14 +146,24 @@ class GlassOp final : public Op {
       using T = std::remove_const_t<std::remove_pointer_t<decltype(dst.data)>>;
       const k::View<T> first = plane_of<T>(ctx, in_shape());
       blur(ctx, src, first);
-      if (mode_ == Mode::Exact) {
-        k::glass_blur_exact(first, args, exec);
+      if (mode_ == Mode::Exact && ctx.cpu()) {
+        // The CPU backend swaps the pixels in place, one after another (the host driver).
+        k::cpu::glass_blur_exact(first, args);
         blur(ctx, k::as_const(first), dst);
-      } else {
-        const k::View<T> swapped = plane_of<T>(ctx, in_shape());
-        k::glass_blur_fast(k::as_const(first), swapped, args, ctx, exec);
-        blur(ctx, k::as_const(swapped), dst);
+        return;
       }
+      const k::View<T> swapped = plane_of<T>(ctx, in_shape());
+      if (mode_ == Mode::Exact) {
+        // A device runs no serial loop: the host runs the same swaps over pixel indices, and the
+        // device gathers through the order they leave (the same permutation: the parity tests
+        // hold the two paths equal).
+        std::vector<std::int32_t> order(static_cast<std::size_t>(first.width) * first.height);
+        k::glass_blur_exact_order(first.width, first.height, args, order.data());
+        k::glass_blur_exact(k::as_const(first), swapped, ctx.table(order), exec);
+      } else {
+        k::glass_blur_fast(k::as_const(first), swapped, args, ctx, exec);
+      }
+      blur(ctx, k::as_const(swapped), dst);
     });
   }
 
