@@ -50,9 +50,7 @@ struct JitterRowSums {
       float px[3] = {0.f, 0.f, 0.f};
       for (int c = 0; c < 3; ++c)
         if (c < cc) px[c] = static_cast<float>(s[x * img.channels + c]);
-      const float l = jitter_luma<T>(px, cc);
-      if constexpr (std::is_same_v<T, float>) acc = acc + static_cast<double>(l);
-      else acc += static_cast<std::uint64_t>(l);
+      acc = acc + static_cast<double>(jitter_luma<T>(px, cc));
     }
     sums[row] = acc;
   }

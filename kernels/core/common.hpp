@@ -34,6 +34,19 @@ struct View {
   AUG_HD T& at(int x, int y, int c) const { return row(y)[x * channels + c]; }
 };
 
+// f.template at<C>(x, y) with the channel count C (1 to 4) a constant, so that a pixel's
+// per-channel accumulators are fixed-size arrays that stay in registers (a 5th or more channel
+// is the caller's to refuse).
+template <class F>
+AUG_HD void at_channel_count(const F& f, int channels, int x, int y) {
+  switch (channels) {
+    case 1: return f.template at<1>(x, y);
+    case 2: return f.template at<2>(x, y);
+    case 3: return f.template at<3>(x, y);
+    default: return f.template at<4>(x, y);
+  }
+}
+
 template <class T>
 AUG_HD View<const T> as_const(const View<T>& v) {
   return View<const T>{v.data, v.width, v.height, v.channels, v.pitch};

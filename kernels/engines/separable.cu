@@ -49,18 +49,10 @@ struct VerticalPass {
   int row0;
   int shift;
 
-  // The channel count as a constant (1 to 4), so that the accumulators stay in registers.
-  AUG_HD void operator()(int x, int y) const {
-    switch (out.channels) {
-      case 1: return columns<1>(x, y);
-      case 2: return columns<2>(x, y);
-      case 3: return columns<3>(x, y);
-      default: return columns<4>(x, y);
-    }
-  }
+  AUG_HD void operator()(int x, int y) const { at_channel_count(*this, out.channels, x, y); }
 
   template <int C>
-  AUG_HD void columns(int x, int y) const {
+  AUG_HD void at(int x, int y) const {
     const std::int32_t* idx = v.index + y * v.taps;
     T* dst = out.row(y) + x * C;
     if constexpr (std::is_same_v<T, float>) {

@@ -21,18 +21,10 @@ struct BoxRows {
   View<BoxSum<T>> sums;  // in.width x in.height
   int radius;
 
-  // The channel count as a constant (1 to 4), so that the accumulators stay in registers.
-  AUG_HD void operator()(int x, int y) const {
-    switch (in.channels) {
-      case 1: return window<1>(x, y);
-      case 2: return window<2>(x, y);
-      case 3: return window<3>(x, y);
-      default: return window<4>(x, y);
-    }
-  }
+  AUG_HD void operator()(int x, int y) const { at_channel_count(*this, in.channels, x, y); }
 
   template <int C>
-  AUG_HD void window(int x, int y) const {
+  AUG_HD void at(int x, int y) const {
     const T* src = in.row(y);
     BoxSum<T> acc[4] = {0, 0, 0, 0};
     for (int i = -radius; i <= radius; ++i) {
@@ -53,17 +45,10 @@ struct BoxColumns {
   int radius;
   BoxDivisor divisor;
 
-  AUG_HD void operator()(int x, int y) const {
-    switch (out.channels) {
-      case 1: return window<1>(x, y);
-      case 2: return window<2>(x, y);
-      case 3: return window<3>(x, y);
-      default: return window<4>(x, y);
-    }
-  }
+  AUG_HD void operator()(int x, int y) const { at_channel_count(*this, out.channels, x, y); }
 
   template <int C>
-  AUG_HD void window(int x, int y) const {
+  AUG_HD void at(int x, int y) const {
     BoxSum<T> acc[4] = {0, 0, 0, 0};
     for (int j = -radius; j <= radius; ++j) {
       const BoxSum<T>* h = sums.row(border_index(y + j, out.height, kBorderReflect101)) + x * C;

@@ -519,26 +519,11 @@ double time_kernels(DeviceApi& api, int device, const Op& op, const Image& in, i
   return total / repeats;
 }
 
-double copy_bandwidth_gbs(DeviceApi& api, int device, std::size_t bytes) {
-  guard(api, device);
-  Buffer a(api, false), b(api, false);
-  a.reserve(bytes);
-  b.reserve(bytes);
-  const Stream stream = api.stream_create();
-  void *start = api.event_create(), *end = api.event_create();
-  api.copy_on_device(b.data(), a.data(), bytes, stream);  // warm up
-  api.event_record(start, stream);
-  for (int r = 0; r < 10; ++r) api.copy_on_device(b.data(), a.data(), bytes, stream);
-  api.event_record(end, stream);
-  api.stream_sync(stream);
-  const double ms = api.event_elapsed_ms(start, end) / 10;
-  api.event_destroy(start);
-  api.event_destroy(end);
-  api.stream_destroy(stream);
-  return 2.0 * bytes / (ms * 1e6);
-}
+namespace {
 
-double copy_time_ms(DeviceApi& api, int device, std::size_t bytes, int repeats) {
+// The mean ms of one device-to-device copy of `bytes`: `rounds` times, `per_round` copies back to
+// back between two events, then a sync.
+double mean_copy_ms(DeviceApi& api, int device, std::size_t bytes, int rounds, int per_round) {
   guard(api, device);
   Buffer a(api, false), b(api, false);
   a.reserve(bytes);
@@ -548,9 +533,9 @@ double copy_time_ms(DeviceApi& api, int device, std::size_t bytes, int repeats) 
   api.copy_on_device(b.data(), a.data(), bytes, stream);  // warm up
   api.stream_sync(stream);
   double total = 0;
-  for (int r = 0; r < repeats; ++r) {  // as time_kernels times an op: one copy between two events
+  for (int r = 0; r < rounds; ++r) {
     api.event_record(start, stream);
-    api.copy_on_device(b.data(), a.data(), bytes, stream);
+    for (int k = 0; k < per_round; ++k) api.copy_on_device(b.data(), a.data(), bytes, stream);
     api.event_record(end, stream);
     api.stream_sync(stream);
     total += api.event_elapsed_ms(start, end);
@@ -558,7 +543,18 @@ double copy_time_ms(DeviceApi& api, int device, std::size_t bytes, int repeats) 
   api.event_destroy(start);
   api.event_destroy(end);
   api.stream_destroy(stream);
-  return total / repeats;
+  return total / (static_cast<double>(rounds) * per_round);
+}
+
+}  // namespace
+
+double copy_bandwidth_gbs(DeviceApi& api, int device, std::size_t bytes) {
+  return 2.0 * bytes / (mean_copy_ms(api, device, bytes, 1, 10) * 1e6);
+}
+
+double copy_time_ms(DeviceApi& api, int device, std::size_t bytes, int repeats) {
+  // As time_kernels times an op: one copy between two events.
+  return mean_copy_ms(api, device, bytes, repeats, 1);
 }
 
 std::unique_ptr<Backend> open_emulated_backend(int index, int workers) {
