@@ -1,5 +1,6 @@
 #include "lib/datasets/apply.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -29,12 +30,54 @@ Image move_mask(const Plan& plan, const Image& mask, double fill, Backend& backe
   return cur;
 }
 
+namespace {
+
+// Objects another image brings in (mosaic, mixup, cutmix), with the maps they go through: the
+// partner's own into the step's output, then every later step's.
+struct Joining {
+  ImageLabels labels;
+  std::vector<Motion> motions;
+};
+
+// A partner's object masks are not moved (they are not label maps of its pixels): each object's box
+// stands for its mask, which it loses.
+void boxes_for_masks(ImageLabels& l) {
+  for (Object& o : l.objects) {
+    if (!o.mask) continue;
+    if (!o.box) {
+      int x0 = o.mask->width, y0 = o.mask->height, x1 = -1, y1 = -1;
+      for (int y = 0; y < o.mask->height; ++y)
+        for (int x = 0; x < o.mask->width; ++x)
+          if (o.mask->data[static_cast<std::size_t>(y) * o.mask->width + x])
+            x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+      if (x1 >= 0) o.box = Box{double(x0), double(y0), double(x1 + 1), double(y1 + 1)};
+    }
+    o.mask.reset();
+  }
+}
+
+}  // namespace
+
 LabelCounts move_plan_labels(const Plan& plan, ImageLabels& labels, const LabelRules& rules, Backend& backend,
                              int worker) {
   std::vector<Motion> motions;
-  for (const Step& step : plan.steps)
-    if (step.op)
-      for (Motion& m : step.op->motions()) motions.push_back(std::move(m));
+  std::vector<Joining> joining;
+  for (const Step& step : plan.steps) {
+    if (!step.op) continue;
+    const std::vector<Motion> here = step.op->motions();
+    for (Joining& j : joining) j.motions.insert(j.motions.end(), here.begin(), here.end());
+    for (const PartnerLabels& p : step.op->partner_labels()) {
+      if (p.partner) {
+        if (p.partner->labels) joining.push_back(Joining{*p.partner->labels, p.motions});
+        continue;
+      }
+      // The image as its own partner (no other inputs): its labels as they reach this step, again.
+      Joining again{labels, motions};
+      again.motions.insert(again.motions.end(), p.motions.begin(), p.motions.end());
+      joining.push_back(std::move(again));
+    }
+    motions.insert(motions.end(), here.begin(), here.end());
+  }
   if (!motions.empty()) {
     for (Object& o : labels.objects) {
       if (!o.mask) continue;
@@ -51,7 +94,16 @@ LabelCounts move_plan_labels(const Plan& plan, ImageLabels& labels, const LabelR
       o.mask = std::move(b);
     }
   }
-  return move_labels(labels, motions, rules);
+  LabelCounts counts = move_labels(labels, motions, rules);
+  for (Joining& j : joining) {
+    boxes_for_masks(j.labels);
+    const LabelCounts theirs = move_labels(j.labels, j.motions, rules);
+    counts.kept += theirs.kept, counts.outside += theirs.outside, counts.visibility += theirs.visibility;
+    counts.area += theirs.area, counts.size += theirs.size;
+    for (Object& o : j.labels.objects) labels.objects.push_back(std::move(o));
+    labels.moved = true;  // the objects brought in are written from their moved numbers
+  }
+  return counts;
 }
 
 }  // namespace aug::labels

@@ -21,6 +21,10 @@ struct Motion {
   // (counted as outside) instead of being clipped: torchvision RandomIoUCrop's rule (iou_crop).
   // The box is the object's box at the map's input (its tracked outline's bounds).
   bool drops_centres_outside = false;
+  // Rectangles of the output (x0, y0, x1, y1, the labels' frame) where other pixels cover what this
+  // map brought (cutmix's pasted box): an object keeps the fraction of its area they leave visible,
+  // is dropped when nothing is left, and its keypoints under them become hidden (v 1).
+  std::vector<std::array<double, 4>> covers;
 };
 
 }  // namespace aug

@@ -344,7 +344,50 @@ struct Tracked {
   std::vector<Polygon> full;   // the same, never clipped: what the object would cover
   bool polygons = false;       // shape is the object's polygons
   Polygon corners;             // an oriented box: its four corners, never clipped
+  double uncovered = 1;        // the fraction of its area that covers (Motion::covers) left visible
 };
+
+// `shape` cut to the rectangle r (x0, y0, x1, y1).
+std::vector<Polygon> clip_to(const std::vector<Polygon>& shape, const std::array<double, 4>& r) {
+  std::vector<Polygon> out;
+  for (const Polygon& p : shape) {
+    Polygon q = p;
+    for (Point& pt : q) pt.x -= r[0], pt.y -= r[1];
+    q = clip(q, r[2] - r[0], r[3] - r[1]);
+    for (Point& pt : q) pt.x += r[0], pt.y += r[1];
+    if (q.size() >= 3) out.push_back(std::move(q));
+  }
+  return out;
+}
+
+double area_inside(const std::vector<Polygon>& shape, const std::array<double, 4>& r) {
+  double a = 0;
+  for (const Polygon& p : clip_to(shape, r)) a += polygon_area(p);
+  return a;
+}
+
+// A cover (Motion::covers) over an object: one that spans the object on one axis and takes one end
+// of it cuts the object there (what is left is still one piece); any other hides part of it, and
+// the object keeps the fraction of its area left visible.
+void apply_cover(Tracked& t, const std::array<double, 4>& r) {
+  const std::optional<Box> b = bounds(t.shape);
+  if (!b) return;
+  const bool spans_y = r[1] <= b->y0 && r[3] >= b->y1, spans_x = r[0] <= b->x0 && r[2] >= b->x1;
+  std::array<double, 4> keep{b->x0, b->y0, b->x1, b->y1};
+  bool cut = true;
+  if (spans_y && r[0] <= b->x0 && r[2] > b->x0) keep[0] = r[2];
+  else if (spans_y && r[2] >= b->x1 && r[0] < b->x1) keep[2] = r[0];
+  else if (spans_x && r[1] <= b->y0 && r[3] > b->y0) keep[1] = r[3];
+  else if (spans_x && r[3] >= b->y1 && r[1] < b->y1) keep[3] = r[1];
+  else cut = false;
+  if (cut) {
+    t.shape = keep[0] < keep[2] && keep[1] < keep[3] ? clip_to(t.shape, keep) : std::vector<Polygon>{};
+    return;
+  }
+  double whole = 0;
+  for (const Polygon& p : t.shape) whole += polygon_area(p);
+  t.uncovered *= whole > 0 ? std::max(0.0, 1 - area_inside(t.shape, r) / whole) : 0.0;
+}
 
 // Whether `a` and `b` are the same outline (a clip that cut nothing leaves it as it was).
 bool same_outline(const std::vector<Polygon>& a, const std::vector<Polygon>& b) {
@@ -491,11 +534,18 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
         }
         *set = std::move(moved);
       }
+      for (const auto& r : m.covers)
+        if (!t.shape.empty()) apply_cover(t, r);
       for (Keypoint& k : o.keypoints) {
         if (k.v == 0) continue;
         const Point q = move_point_with(m, {k.x, k.y}, inv);
-        if (q.x < 0 || q.y < 0 || q.x >= W || q.y >= H) k = Keypoint{0, 0, 0};
-        else k.x = q.x, k.y = q.y;
+        if (q.x < 0 || q.y < 0 || q.x >= W || q.y >= H) {
+          k = Keypoint{0, 0, 0};
+          continue;
+        }
+        k.x = q.x, k.y = q.y;
+        for (const auto& r : m.covers)
+          if (q.x >= r[0] && q.x < r[2] && q.y >= r[1] && q.y < r[3]) k.v = std::min(k.v, 1);
       }
       if (swap && o.keypoints.size() == rules.flip_index.size()) {
         std::vector<Keypoint> k(o.keypoints.size());
@@ -544,8 +594,9 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
     }
     if (has_geometry && o.box) {
       const double full = area_of(t.full);
-      const double visible = full > 0 ? area_of(t.shape) / full : 1.0;
-      if (rules.min_visibility > 0 && visible < rules.min_visibility) {
+      const double visible = (full > 0 ? area_of(t.shape) / full : 1.0) * t.uncovered;
+      // Wholly covered (cutmix's box over it): no pixel of it is left, whatever min_visibility says.
+      if (t.uncovered < 1e-9 || (rules.min_visibility > 0 && visible < rules.min_visibility)) {
         ++counts.visibility;
         continue;
       }

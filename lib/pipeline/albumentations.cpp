@@ -36,7 +36,6 @@ const std::vector<Missing>& not_available() {
       {"IAASuperpixels", nullptr, "superpixel replacement"},
       {"FDA", nullptr, "it needs other images (a reference set)"},
       {"HistogramMatching", nullptr, "it needs other images (a reference set)"},
-      {"Mosaic", nullptr, "it needs other images"},
       {"Lambda", nullptr, "arbitrary Python code"},
   };
   return m;

@@ -231,6 +231,7 @@ class Planner {
       for (labels::Object& o : labels_->objects) o.mask.reset();
     }
     if (seen.mask) mask_ = *seen.mask;
+    partners_ = seen.partners;
   }
 
   Shape visit(const Node& node, const Shape& in) {
@@ -278,8 +279,9 @@ class Planner {
     }
     std::unique_ptr<Op> op;
     try {
-      if (spec.reads_labels)
-        op = node.stage->resolve_seeing(d, in, DrawInputs{labels_ ? &*labels_ : nullptr, mask_ ? &*mask_ : nullptr});
+      if (spec.reads_labels || spec.reads_partners)
+        op = node.stage->resolve_seeing(
+            d, in, DrawInputs{labels_ ? &*labels_ : nullptr, mask_ ? &*mask_ : nullptr, partners_, path_});
       else
         op = node.stage->resolve(d, in);
     } catch (const InputError& e) {
@@ -297,11 +299,21 @@ class Planner {
     return out;
   }
 
-  // Moves the tracked labels and label map through `op`'s geometry (none for colour stages).
+  // Moves the tracked labels and label map through `op`'s geometry (none for colour stages); an Op
+  // that brings other images in adds their objects.
   void follow(const Op& op) {
     if (labels_) {
+      const std::vector<PartnerLabels> partners = op.partner_labels();
+      const std::optional<labels::ImageLabels> before = partners.empty() ? std::nullopt : labels_;
       const std::vector<Motion> motions = op.motions();
       if (!motions.empty()) labels::move_labels(*labels_, motions, labels::LabelRules{});
+      for (const PartnerLabels& p : partners) {
+        if (p.partner && !p.partner->labels) continue;
+        labels::ImageLabels theirs = p.partner ? *p.partner->labels : *before;  // null: the image again
+        for (labels::Object& o : theirs.objects) o.mask.reset();
+        labels::move_labels(theirs, p.motions, labels::LabelRules{});
+        for (labels::Object& o : theirs.objects) labels_->objects.push_back(std::move(o));
+      }
     }
     if (mask_) {
       if (const std::unique_ptr<Op> m = op.for_mask(mask_->shape(), 0)) {
@@ -348,6 +360,7 @@ class Planner {
   Plan& plan_;
   std::optional<labels::ImageLabels> labels_;
   std::optional<Image> mask_;
+  const PartnerSource* partners_ = nullptr;
 };
 
 // rotate's angle turns counter-clockwise and affine's clockwise, each as torchvision's: a pipeline
@@ -449,10 +462,14 @@ Pipeline Pipeline::from_document(const json& doc, const std::string& source_name
   p.root_ = loader.root(doc, p.seed_, p.label_rules_, p.decode_rules_);
   p.stage_count_ = loader.stages();
   std::function<bool(const Node&)> reads = [&](const Node& n) {
-    if (n.spec && n.spec->reads_labels) return true;
+    if (n.spec && (n.spec->reads_labels || n.spec->reads_partners)) return true;
     return std::any_of(n.children.begin(), n.children.end(), reads);
   };
   p.reads_labels_ = reads(*p.root_);
+  std::function<bool(const Node&)> partners = [&](const Node& n) {
+    return (n.spec && n.spec->reads_partners) || std::any_of(n.children.begin(), n.children.end(), partners);
+  };
+  p.reads_partners_ = partners(*p.root_);
   warn_opposite_angles(*p.root_, source_name);
   return p;
 }

@@ -99,8 +99,12 @@ class Pipeline {
   // `seen`: the image's labels and label map, for a stage whose draw reads them (StageSpec::reads_labels).
   Plan plan(std::uint64_t seed, std::string_view relative_path, std::uint32_t copy, const Shape& in,
             const DrawInputs& seen = {}) const;
-  // Whether some stage's draw reads the labels: shrink-on-load and region decoding are off then.
+  // Whether some stage's draw reads the labels or other images: shrink-on-load and region decoding
+  // are off then.
   bool reads_labels() const { return reads_labels_; }
+  // Whether some stage reads other images (mosaic, mixup, cutmix): a run gives plan() its inputs
+  // as DrawInputs::partners.
+  bool reads_partners() const { return reads_partners_; }
 
  private:
   static Pipeline from_document(const nlohmann::json& doc, const std::string& source_name);
@@ -111,6 +115,7 @@ class Pipeline {
   std::unique_ptr<Node> root_;
   std::size_t stage_count_ = 0;
   bool reads_labels_ = false;
+  bool reads_partners_ = false;
   labels::LabelRules label_rules_;
   DecodeRules decode_rules_;
 };

@@ -25,6 +25,7 @@
 #include "lib/run/interrupt.hpp"
 #include "lib/run/jobs.hpp"
 #include "lib/run/manifest.hpp"
+#include "lib/run/partners.hpp"
 #include "lib/run/progress.hpp"
 
 namespace aug {
@@ -164,10 +165,11 @@ class Stream {
  public:
   Stream(const Pipeline& pipeline, const RunOptions& o, const std::vector<InputFile>& inputs, std::vector<Job>& jobs,
          const DeviceSet& devices, ManifestWriter* manifest, std::uint64_t seed, int workers, labels::Format* format,
-         const labels::MaskFolder* masks)
+         const labels::MaskFolder* masks, const PartnerSource* partners)
       : pipeline_(pipeline),
         format_(format),
         masks_(masks),
+        partners_(partners),
         o_(o),
         inputs_(inputs),
         jobs_(jobs),
@@ -374,7 +376,8 @@ class Stream {
       const int shrink = d.shrink;
       try {
         const Plan plan = pipeline_.plan(seed_, inputs_[job.input].rel, job.copy, d.image.shape(),
-                                         DrawInputs{d.labels ? &*d.labels : nullptr, d.mask ? &d.mask->image : nullptr});
+                                         DrawInputs{d.labels ? &*d.labels : nullptr, d.mask ? &d.mask->image : nullptr,
+                                                    partners_, inputs_[job.input].rel});
         const int jpeg_quality = job.format == Format::Jpeg ? o_.quality : 0;
         if (o_.device_jpeg) r.image = backend.run_coded(plan, d.image, jpeg_quality, device_worker);
         else r.image.pixels = backend.run(plan, d.image.pixels, device_worker);
@@ -549,6 +552,7 @@ class Stream {
   const Pipeline& pipeline_;
   labels::Format* format_;
   const labels::MaskFolder* masks_;
+  const PartnerSource* partners_;  // stages that read other images draw them from here
   std::optional<labels::ClassNames> names_;                // the dataset's class names, when it declares them
   std::map<std::int64_t, std::size_t> unknown_classes_;    // guarded by m_
   bool shrink_ = pipeline_.decode_rules().shrink;  // shrink-on-load for this run
@@ -646,6 +650,8 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
     throw UsageError("--shard K/N needs 0 <= K < N");
 
   std::vector<InputFile> inputs = list_inputs(o.input);
+  // Stages that read other images draw them from the whole list, whatever the shard.
+  const std::vector<InputFile> all_inputs = pipeline.reads_partners() ? inputs : std::vector<InputFile>{};
   check_locations(o);
   if (o.balance.on() && o.labels.empty())
     throw UsageError(std::string(o.balance.kind == BalanceSpec::Kind::repeat_factor ? "--balance" : "--copies-per-class") +
@@ -746,8 +752,12 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   // A run that does not resume starts its run-wide label records (COCO's) afresh.
   if (format && !o.resume) fs::remove_all(o.output / ".augment-labels", ec);
 
+  std::unique_ptr<PartnerCache> partners;
+  if (pipeline.reads_partners())
+    partners = std::make_unique<PartnerCache>(all_inputs, o.decode, format.get(), masks ? &*masks : nullptr,
+                                              static_cast<std::size_t>(2 * workers + 2));
   Stream stream(pipeline, o, inputs, jobs, devices, manifest.get(), summary.seed, workers, format.get(),
-                masks ? &*masks : nullptr);
+                masks ? &*masks : nullptr, partners.get());
   if (!repeat.empty()) stream.record_balance(copies, repeat);
   stream.run(summary);
   summary.unknown_classes = stream.unknown_classes();

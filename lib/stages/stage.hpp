@@ -15,6 +15,7 @@
 #include "lib/core/rng.hpp"
 #include "lib/labels/labels.hpp"
 #include "lib/labels/motion.hpp"
+#include "lib/stages/partners.hpp"
 #include "lib/stages/kernel_context.hpp"
 #include "lib/params/config.hpp"
 #include "lib/params/spec.hpp"
@@ -58,6 +59,9 @@ class Op {
     (void)fill;
     return nullptr;
   }
+  // Ops that bring other images' pixels in (mosaic, mixup, cutmix): the labels those images bring,
+  // each with the maps that take it into this Op's output. The image's own labels follow motions().
+  virtual std::vector<PartnerLabels> partner_labels() const { return {}; }
 
  private:
   Shape in_, out_;
@@ -70,6 +74,11 @@ class Op {
 struct DrawInputs {
   const labels::ImageLabels* labels = nullptr;  // boxes and polygons in the input's pixels; no object masks
   const Image* mask = nullptr;                  // the label map (--masks), 1 channel, the input's size
+  // Stages that read other images (StageSpec::reads_partners): the run's inputs to draw partners
+  // from, and this image's place among them. Null (preview, a single image): the
+  // image is its own partner.
+  const PartnerSource* partners = nullptr;
+  std::string_view self;  // the input's path relative to the input folder
 };
 
 class Stage {

@@ -11,6 +11,7 @@
 
 #include "lib/io/files.hpp"
 #include "lib/run/jobs.hpp"
+#include "lib/run/partners.hpp"
 #include "lib/run/runner.hpp"
 #include "lib/io/codec.hpp"
 #include "lib/io/cv_bridge.hpp"
@@ -88,6 +89,7 @@ struct Context {
   std::vector<VerifyDevice>& devices;
   const VerifyOptions& o;
   std::uint64_t seed;
+  const PartnerSource* partners;  // stages that read other images draw them from the inputs compared
   std::mutex evidence_mutex;
   std::vector<std::pair<std::size_t, Evidence>> evidence;  // (image order, picture)
 
@@ -180,7 +182,7 @@ std::vector<Image> verify_devices(Context& ctx, const InputFile& file, const Ima
                                   const std::vector<Image>& starts, ImageRecord& rec, Plan& plan, std::size_t order,
                                   int worker) {
   auto& devs = ctx.devices;
-  plan = ctx.pipeline.plan(ctx.seed, file.rel, 0, input.shape());
+  plan = ctx.pipeline.plan(ctx.seed, file.rel, 0, input.shape(), DrawInputs{nullptr, nullptr, ctx.partners, file.rel});
   std::vector<Image> cpu_chain{input};
   std::vector<bool> diverged(devs.size(), false);
   std::vector<Image> chain(devs.size(), input);  // stages that `p` skips leave the image as it is
@@ -340,7 +342,12 @@ VerifyReport verify(const Pipeline& pipeline, std::vector<VerifyDevice>& devices
     report.devices.push_back({d.name, d.description, d.gpu});
     report.gpu_involved = report.gpu_involved || d.gpu;
   }
-  Context ctx{pipeline, devices, o, report.seed, {}, {}};
+  // Partners (mosaic, mixup, cutmix) are the compared inputs, converted to each sample type compared.
+  std::unique_ptr<PartnerCache> partners;
+  if (pipeline.reads_partners())
+    partners = std::make_unique<PartnerCache>(inputs, DecodeOptions{}, nullptr, nullptr,
+                                              static_cast<std::size_t>(2 * std::max(1, o.threads) + 2));
+  Context ctx{pipeline, devices, o, report.seed, partners.get(), {}, {}};
   std::vector<std::vector<ImageRecord>> per_input(inputs.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;

@@ -193,9 +193,9 @@ TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
             "a.json: transform/transforms/0: translate_percent and translate_px are both given");
   EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Rotate", "limit": "x"})")),
             "a.json: transform/transforms/0: \"limit\" must be a number or a pair of numbers, not \"x\"");
-  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "Mosaic"}, {"__class_fullname__": "Fancy"})")),
+  EXPECT_EQ(import_error(compose(R"({"__class_fullname__": "FDA"}, {"__class_fullname__": "Fancy"})")),
             "a.json: 2 transform(s) augment does not have; replace or remove them and import again:\n"
-            "  transform/transforms/0: Mosaic (no close stage: it needs other images)\n"
+            "  transform/transforms/0: FDA (no close stage: it needs other images (a reference set))\n"
             "  transform/transforms/1: Fancy (no close stage: not an Albumentations transform augment knows; a class "
             "of the pipeline's own code cannot be imported)");
   // A value out of a stage's range is caught when the imported pipeline is loaded.

@@ -341,8 +341,8 @@ class ResampleOp final : public Op {
 }  // namespace
 
 std::unique_ptr<Op> make_resample_op(const Shape& in, const Window& window, int out_width, int out_height,
-                                     Interp interp) {
-  return std::make_unique<ResampleOp>(in, window, out_width, out_height, interp);
+                                     Interp interp, bool centred) {
+  return std::make_unique<ResampleOp>(in, window, out_width, out_height, interp, centred);
 }
 
 }  // namespace aug

@@ -55,7 +55,8 @@ void run_separable(KernelContext& ctx, const ImageRef& in, const ImageRef& out, 
 struct Window {
   int x = 0, y = 0, width = 0, height = 0;
 };
+// `centred`: nearest takes the pixel under each output pixel's centre (label maps: resize_axis).
 std::unique_ptr<Op> make_resample_op(const Shape& in, const Window& window, int out_width, int out_height,
-                                     Interp interp);
+                                     Interp interp, bool centred = false);
 
 }  // namespace aug
