@@ -32,7 +32,7 @@ Image move_mask(const Plan& plan, const Image& mask, double fill, Backend& backe
 
 namespace {
 
-// Objects another image brings in (mosaic, mixup, cutmix), with the maps they go through: the
+// Objects another image brings in (mosaic, mixup, cutmix, copy_paste), with the maps they go through: the
 // partner's own into the step's output, then every later step's.
 struct Joining {
   ImageLabels labels;

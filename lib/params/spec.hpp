@@ -103,7 +103,7 @@ struct StageSpec {
   // Its draw reads the image's labels or label map (Stage::resolve_seeing): the planner moves them
   // through the steps before it, and decoding reads the whole image at full size.
   bool reads_labels = false;
-  // Its draw reads other images (mosaic, mixup, cutmix: DrawInputs::partners), which it draws from
+  // Its draw reads other images (mosaic, mixup, cutmix, copy_paste: DrawInputs::partners), which it draws from
   // the run's whole input list; decoding reads the whole image at full size, as for reads_labels.
   bool reads_partners = false;
   double default_p = 1.0;                    // the probability when the pipeline gives no "p"

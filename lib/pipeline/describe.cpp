@@ -310,7 +310,7 @@ std::string family_title(const std::string& family) {
       {"codec", "Codec effects"},
       {"noise", "Noise and occlusion"},
       {"weather", "Weather: fog, shadows, sun flare and spatter"},
-      {"mix", "Mixing: stages that read other images (mosaic, mixup, cutmix)"},
+      {"mix", "Mixing: stages that read other images (mosaic, mixup, cutmix, copy-paste)"},
       {"policy", "Policies: torchvision's automatic augmentation"},
   };
   for (const auto& [f, t] : titles)

@@ -102,7 +102,7 @@ class Pipeline {
   // Whether some stage's draw reads the labels or other images: shrink-on-load and region decoding
   // are off then.
   bool reads_labels() const { return reads_labels_; }
-  // Whether some stage reads other images (mosaic, mixup, cutmix): a run gives plan() its inputs
+  // Whether some stage reads other images (mosaic, mixup, cutmix, copy_paste): a run gives plan() its inputs
   // as DrawInputs::partners.
   bool reads_partners() const { return reads_partners_; }
 

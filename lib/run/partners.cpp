@@ -4,6 +4,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/io/files.hpp"
+#include "lib/io/probe.hpp"
 
 namespace aug {
 
@@ -34,15 +35,24 @@ std::shared_ptr<const Partner> PartnerCache::get(std::size_t index) const {
   // Decoded outside the lock: two workers may decode the same partner at once; both get equal pixels.
   std::shared_ptr<const Partner> p = load(index);
   std::lock_guard lk(m_);
-  ++decodes_;
   recent_.emplace_front(index, p);
   while (recent_.size() > capacity_) recent_.pop_back();
   return p;
 }
 
-std::size_t PartnerCache::decodes() const {
-  std::lock_guard lk(m_);
-  return decodes_;
+std::shared_ptr<const Image> PartnerCache::pixels(std::size_t index) const {
+  const InputFile& in = inputs_.at(index);
+  const std::shared_ptr<const Partner> p = get(index);
+  try {
+    const std::vector<std::uint8_t> bytes = read_file(in.path);
+    auto im = std::make_shared<Image>(decode_image(bytes.data(), bytes.size(), decode_));
+    if (im->width() != p->width || im->height() != p->height)
+      throw InputError("decoded to " + std::to_string(im->width()) + "x" + std::to_string(im->height()) +
+                       " where its header says " + std::to_string(p->width) + "x" + std::to_string(p->height));
+    return im;
+  } catch (const std::exception& e) {
+    throw InputError("its partner " + in.path.string() + " cannot be used: " + e.what());
+  }
 }
 
 std::shared_ptr<const Partner> PartnerCache::load(std::size_t index) const {
@@ -51,16 +61,17 @@ std::shared_ptr<const Partner> PartnerCache::load(std::size_t index) const {
   p->rel = in.rel;
   try {
     const std::vector<std::uint8_t> bytes = read_file(in.path);
-    p->image = decode_image(bytes.data(), bytes.size(), decode_);
-    if (format_) p->labels = format_->read(in.path, in.rel, p->image.width(), p->image.height());
+    const ImageInfo info = probe(bytes.data(), bytes.size());
+    p->width = info.orientation >= 5 ? info.height : info.width;  // as the decoder turns the pixels
+    p->height = info.orientation >= 5 ? info.width : info.height;
+    if (format_) p->labels = format_->read(in.path, in.rel, p->width, p->height);
     if (masks_) {
       const auto file = masks_->find(in.rel);
       if (!file) throw InputError("its mask " + masks_->path_for(in.rel).string() + " is missing");
       p->mask = labels::read_mask(*file).image;
-      if (p->mask->width() != p->image.width() || p->mask->height() != p->image.height())
+      if (p->mask->width() != p->width || p->mask->height() != p->height)
         throw InputError("its mask is " + std::to_string(p->mask->width()) + "x" + std::to_string(p->mask->height()) +
-                         " but the image is " + std::to_string(p->image.width()) + "x" +
-                         std::to_string(p->image.height()));
+                         " but the image is " + std::to_string(p->width) + "x" + std::to_string(p->height));
     }
   } catch (const std::exception& e) {
     throw InputError("its partner " + in.path.string() + " cannot be used: " + e.what());

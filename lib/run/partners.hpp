@@ -1,6 +1,7 @@
 // The partners of a run's stages that read other images (lib/stages/partners.hpp): the whole
-// sorted input list (every shard's), each decoded at full size with its labels and label map when
-// first asked for, and kept in a small cache while stages hold it.
+// sorted input list (every shard's). A partner's header, labels and label map are read when a draw
+// first asks for it and kept in a small cache; its pixels are decoded at full size each time an Op
+// runs with it, and let go when its cell is done.
 #pragma once
 
 #include <cstddef>
@@ -22,16 +23,15 @@ namespace aug {
 
 class PartnerCache final : public PartnerSource {
  public:
-  // `capacity`: partners kept after the Ops that use them are done (a few per worker: partners are
-  // drawn at random, so a larger cache seldom hits and only holds memory).
+  // `capacity`: partners' headers, labels and label maps kept after the draws that read them (a few
+  // per worker: partners are drawn at random, so a larger cache seldom hits and only holds memory).
   PartnerCache(std::vector<InputFile> inputs, DecodeOptions decode, labels::Format* format,
                const labels::MaskFolder* masks, std::size_t capacity);
 
   std::size_t size() const override { return inputs_.size(); }
   std::optional<std::size_t> index_of(std::string_view rel) const override;
   std::shared_ptr<const Partner> get(std::size_t index) const override;
-
-  std::size_t decodes() const;  // partners decoded so far (a cache miss each)
+  std::shared_ptr<const Image> pixels(std::size_t index) const override;
 
  private:
   std::shared_ptr<const Partner> load(std::size_t index) const;
@@ -43,7 +43,6 @@ class PartnerCache final : public PartnerSource {
   std::size_t capacity_;
   mutable std::mutex m_;
   mutable std::list<std::pair<std::size_t, std::shared_ptr<const Partner>>> recent_;  // most recent first
-  mutable std::size_t decodes_ = 0;
 };
 
 }  // namespace aug

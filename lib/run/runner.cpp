@@ -755,7 +755,7 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   std::unique_ptr<PartnerCache> partners;
   if (pipeline.reads_partners())
     partners = std::make_unique<PartnerCache>(all_inputs, o.decode, format.get(), masks ? &*masks : nullptr,
-                                              static_cast<std::size_t>(2 * workers + 2));
+                                              static_cast<std::size_t>(workers));
   Stream stream(pipeline, o, inputs, jobs, devices, manifest.get(), summary.seed, workers, format.get(),
                 masks ? &*masks : nullptr, partners.get());
   if (!repeat.empty()) stream.record_balance(copies, repeat);

@@ -37,7 +37,9 @@ void store(Image& im, int x, int y, int c, double v) {
   const std::size_t at = static_cast<std::size_t>(x) * im.channels() + c;
   switch (im.dtype()) {
     case DType::U8: im.row(y)[at] = static_cast<std::uint8_t>(std::clamp(v, 0.0, 255.0)); break;
-    case DType::U16: reinterpret_cast<std::uint16_t*>(im.row(y))[at] = static_cast<std::uint16_t>(std::clamp(v, 0.0, 65535.0)); break;
+    case DType::U16:
+      reinterpret_cast<std::uint16_t*>(im.row(y))[at] = static_cast<std::uint16_t>(std::clamp(v, 0.0, 65535.0));
+      break;
     default: reinterpret_cast<float*>(im.row(y))[at] = static_cast<float>(v); break;
   }
 }
@@ -61,7 +63,10 @@ Image conform_pixels(const Image& in, const Shape& like) {
   for (int y = 0; y < in.height(); ++y)
     for (int x = 0; x < in.width(); ++x) {
       // The colour channels (1 or 3) and alpha of the source, in the target's type.
-      auto value = [&](int c) { return partners_impl::in_range(partners_impl::unit_value(in, x, y, c), in.dtype(), partners_impl::raw_value(in, x, y, c), like.dtype); };
+      auto value = [&](int c) {
+        return partners_impl::in_range(partners_impl::unit_value(in, x, y, c), in.dtype(),
+                                       partners_impl::raw_value(in, x, y, c), like.dtype);
+      };
       const int colours_in = from >= 3 ? 3 : 1;
       for (int c = 0; c < to; ++c) {
         double v;
@@ -89,6 +94,7 @@ Image conform_mask(const Image& in, const Shape& like) {
 
 std::vector<Taken> draw_partners(Draws& d, const DrawInputs& seen, int count, const Shape& like) {
   std::vector<Taken> out(static_cast<std::size_t>(std::max(count, 0)));
+  for (Taken& t : out) t.width = like.width, t.height = like.height;
   const PartnerSource* source = seen.partners;
   if (!source || source->size() < 2) return out;  // the image is its own partner
   const std::optional<std::size_t> self = source->index_of(seen.self);
@@ -104,11 +110,13 @@ std::vector<Taken> draw_partners(Draws& d, const DrawInputs& seen, int count, co
     }
     taken.insert(index);
     t.from = source->get(index);
-    const Image& im = t.from->image;
-    if (im.channels() == like.channels && im.dtype() == like.dtype)
-      t.pixels = std::shared_ptr<const Image>(t.from, &im);
-    else
-      t.pixels = std::make_shared<const Image>(conform_pixels(im, like));
+    t.width = t.from->width;
+    t.height = t.from->height;
+    t.load = [source, index, like]() -> std::shared_ptr<const Image> {
+      std::shared_ptr<const Image> im = source->pixels(index);
+      if (im->channels() == like.channels && im->dtype() == like.dtype) return im;
+      return std::make_shared<const Image>(conform_pixels(*im, like));
+    };
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// Stages that read other images (mosaic, mixup, cutmix): where their partners come from and how
+// Stages that read other images (mosaic, mixup, cutmix, copy_paste): where their partners come from and how
 // they are drawn (docs/labels.md, "Stages that read other images").
 //
 // A partner is drawn from the keyed generator of the stage's own draw (seed, the input's relative
@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,10 +23,12 @@
 
 namespace aug {
 
-// One input read as a partner.
+// One input read as a partner: what a stage's draw reads (its size, labels and label map). Its
+// pixels are decoded only when an Op runs (PartnerSource::pixels), one partner at a time, so that
+// a worker holds the image and one partner, not every partner at once.
 struct Partner {
   std::string rel;                             // its path relative to the input folder
-  Image image;                                 // decoded at full size
+  int width = 0, height = 0;                   // as decoded (EXIF orientation applied)
   std::optional<labels::ImageLabels> labels;   // the run's --labels (none found: no objects)
   std::optional<Image> mask;                   // the run's --masks: its label map
 };
@@ -37,22 +40,29 @@ class PartnerSource {
   virtual std::size_t size() const = 0;
   // The place of an input in that list (nothing when it is not there).
   virtual std::optional<std::size_t> index_of(std::string_view rel) const = 0;
-  // The input at `index`, decoded. Throws InputError naming the file when it cannot be read.
+  // The input at `index`: its header, labels and label map. Throws InputError naming the file when
+  // they cannot be read.
   virtual std::shared_ptr<const Partner> get(std::size_t index) const = 0;
+  // Its pixels, decoded at full size. Throws InputError naming the file.
+  virtual std::shared_ptr<const Image> pixels(std::size_t index) const = 0;
 };
 
 // The labels a partner brings into an Op's output: its objects, and the maps that take them there
-// (clipped after each, as an image's own labels).
+// (clipped after each, as an image's own labels). A null partner: the image's own labels again
+// (the image as its own partner).
 struct PartnerLabels {
   std::shared_ptr<const Partner> partner;
   std::vector<Motion> motions;
 };
 
-// A partner as a stage uses it: its pixels in the sample type and channel count of the image it
-// joins, and its label map. `from` is null where the image is its own partner.
+// A partner as a stage uses it. `from` is null where the image is its own partner (it reads the
+// image's own pixels); otherwise `load` gives its pixels in the sample type and channel count of the
+// image it joins (or its label map, for an Op's for_mask), and is null where there are none (a
+// partner without a label map).
 struct Taken {
   std::shared_ptr<const Partner> from;
-  std::shared_ptr<const Image> pixels;  // null: the image's own pixels
+  int width = 0, height = 0;  // the partner's size (the image's own where `from` is null)
+  std::function<std::shared_ptr<const Image>()> load;
   std::string rel() const { return from ? from->rel : std::string(); }
 };
 

@@ -59,7 +59,7 @@ class Op {
     (void)fill;
     return nullptr;
   }
-  // Ops that bring other images' pixels in (mosaic, mixup, cutmix): the labels those images bring,
+  // Ops that bring other images' pixels in (mosaic, mixup, cutmix, copy_paste): the labels those images bring,
   // each with the maps that take it into this Op's output. The image's own labels follow motions().
   virtual std::vector<PartnerLabels> partner_labels() const { return {}; }
 

@@ -342,11 +342,11 @@ VerifyReport verify(const Pipeline& pipeline, std::vector<VerifyDevice>& devices
     report.devices.push_back({d.name, d.description, d.gpu});
     report.gpu_involved = report.gpu_involved || d.gpu;
   }
-  // Partners (mosaic, mixup, cutmix) are the compared inputs, converted to each sample type compared.
+  // Partners (mosaic, mixup, cutmix, copy_paste) are the compared inputs, converted to each sample type compared.
   std::unique_ptr<PartnerCache> partners;
   if (pipeline.reads_partners())
     partners = std::make_unique<PartnerCache>(inputs, DecodeOptions{}, nullptr, nullptr,
-                                              static_cast<std::size_t>(2 * std::max(1, o.threads) + 2));
+                                              static_cast<std::size_t>(std::max(1, o.threads)));
   Context ctx{pipeline, devices, o, report.seed, partners.get(), {}, {}};
   std::vector<std::vector<ImageRecord>> per_input(inputs.size());
   std::atomic<std::size_t> next{0};

@@ -35,16 +35,19 @@ class Inputs final : public PartnerSource {
     for (int k = 0; k < n; ++k) {
       auto p = std::make_shared<Partner>();
       p->rel = "in" + std::to_string(k) + ".png";
-      p->image = testing::sample_as(photos[k % 4], DType::U8, 3).clone();
-      p->labels = labels::ImageLabels{p->image.width(), p->image.height(), {}, false, nlohmann::json::object()};
-      Image mask(Shape{p->image.width(), p->image.height(), 1, DType::U8});
+      auto image = std::make_shared<Image>(testing::sample_as(photos[k % 4], DType::U8, 3).clone());
+      p->width = image->width(), p->height = image->height();
+      p->labels = labels::ImageLabels{p->width, p->height, {}, false, nlohmann::json::object()};
+      Image mask(Shape{p->width, p->height, 1, DType::U8});
       cv::Mat m = testing::mat(mask);
       m.setTo(0);
-      cv::Mat img = testing::mat(p->image);
-      const int W = p->image.width(), H = p->image.height();
+      cv::Mat img = testing::mat(*image);
+      const int W = p->width, H = p->height;
       for (int j = 0; j < 2; ++j) {
         const int c = 2 * k + j;
-        const cv::Rect r(j == 0 ? W / 8 : W / 2 + W / 10, H / 5 + j * H / 4, W / 3, H / 3);
+        // Placed differently in each input, so that a partner's objects fall on the image's own or not.
+        const cv::Rect r(j == 0 ? W / 16 + (k % 3) * W / 10 : W / 2 + (k % 2) * W / 8,
+                         H / 10 + j * H / 3 + (k % 3) * H / 20, j == 0 ? W / 5 : W / 4, H / 4);
         const lab::Colour col = kColours[static_cast<std::size_t>(c)];
         cv::rectangle(img, r, cv::Scalar(col[0], col[1], col[2]), cv::FILLED);
         cv::rectangle(m, r, cv::Scalar(c + 1), cv::FILLED);
@@ -55,6 +58,7 @@ class Inputs final : public PartnerSource {
       }
       p->mask = std::move(mask);
       list_.push_back(p);
+      images_.push_back(image);
     }
   }
   std::size_t size() const override { return list_.size(); }
@@ -67,11 +71,14 @@ class Inputs final : public PartnerSource {
     ++gets;
     return list_.at(i);
   }
+  std::shared_ptr<const Image> pixels(std::size_t i) const override { return images_.at(i); }
   const Partner& at(std::size_t i) const { return *list_[i]; }
+  const Image& image(std::size_t i) const { return *images_[i]; }
   mutable int gets = 0;
 
  private:
   std::vector<std::shared_ptr<Partner>> list_;
+  std::vector<std::shared_ptr<const Image>> images_;
 };
 
 // Slivers cut off at a cell's edge or by cutmix's box are dropped, as a training set would.
@@ -89,9 +96,10 @@ inline Output run(const std::string& stage, const Inputs& inputs, std::size_t se
   static auto cpu = make_cpu_backend(1);
   static auto emu = make_emulated_backend(1);
   const Partner& me = inputs.at(self);
-  Output o{p.plan(3, me.rel, copy, me.image.shape(), DrawInputs{&*me.labels, &*me.mask, &inputs, me.rel}), {}, {}, *me.labels};
-  o.image = cpu->run(o.plan, me.image, 0);
-  EXPECT_EQ(compare(o.image, emu->run(o.plan, me.image, 0)).count, 0u) << stage << ": cpu vs cuda-emulated";
+  const Image& pixels = inputs.image(self);
+  Output o{p.plan(3, me.rel, copy, pixels.shape(), DrawInputs{&*me.labels, &*me.mask, &inputs, me.rel}), {}, {}, *me.labels};
+  o.image = cpu->run(o.plan, pixels, 0);
+  EXPECT_EQ(compare(o.image, emu->run(o.plan, pixels, 0)).count, 0u) << stage << ": cpu vs cuda-emulated";
   labels::move_plan_labels(o.plan, o.labels, p.label_rules(), *cpu, 0);
   o.mask = labels::move_mask(o.plan, *me.mask, p.label_rules().mask_fill, *cpu, 0);
   EXPECT_EQ(compare(o.mask, labels::move_mask(o.plan, *me.mask, p.label_rules().mask_fill, *emu, 0)).count, 0u);

@@ -30,10 +30,10 @@ TEST(Cutmix, BoxFollowsTorchvisionAndLabelsFollowWhatIsVisible) {
     EXPECT_GE(y, 0);
     EXPECT_LE(y + h, H);
     // Outside the box the image is untouched; inside it is the resized partner.
-    const Image& a = inputs.at(2).image;
+    const Image& a = inputs.image(2);
     const Partner& b = inputs.at(*inputs.index_of(params["partner"].get<std::string>()));
     cv::Mat resized;
-    cv::resize(testing::mat(b.image), resized, cv::Size(W, H), 0, 0, cv::INTER_LINEAR_EXACT);
+    cv::resize(testing::mat(inputs.image(*inputs.index_of(b.rel))), resized, cv::Size(W, H), 0, 0, cv::INTER_LINEAR_EXACT);
     int differing = 0;
     for (int yy = 0; yy < H; ++yy)
       for (int xx = 0; xx < W; ++xx)

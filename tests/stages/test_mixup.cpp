@@ -37,18 +37,18 @@ TEST(Mixup, LabelsOfBothAndTheBlendAsUltralytics) {
     Image share(o.image.shape());
     for (int y = 0; y < share.height(); ++y)
       for (int x = 0; x < share.width() * 3; ++x)
-        share.row(y)[x] = cv::saturate_cast<std::uint8_t>((o.image.row(y)[x] - inputs.at(0).image.row(y)[x] * r) / (1 - r));
+        share.row(y)[x] = cv::saturate_cast<std::uint8_t>((o.image.row(y)[x] - inputs.image(0).row(y)[x] * r) / (1 - r));
     for (const labels::Object& obj : o.labels.objects) {
       const bool own = obj.category < 2;
-      const auto found = lab::find_colour(own ? inputs.at(0).image : share, kColours[static_cast<std::size_t>(obj.category)], 40, 1);
+      const auto found = lab::find_colour(own ? inputs.image(0) : share, kColours[static_cast<std::size_t>(obj.category)], 40, 1);
       ASSERT_TRUE(found.has_value()) << obj.category;
       ious.push_back(lab::iou(*found, *obj.box));
     }
     if (copy < 3) {
       // trunc(a r + b' (1 - r)) with b' the partner resized to the image (cv::resize, 8-bit bilinear exact).
       cv::Mat resized;
-      cv::resize(testing::mat(b.image), resized, cv::Size(o.image.width(), o.image.height()), 0, 0, cv::INTER_LINEAR_EXACT);
-      const cv::Mat a = testing::mat(inputs.at(0).image);
+      cv::resize(testing::mat(inputs.image(*inputs.index_of(b.rel))), resized, cv::Size(o.image.width(), o.image.height()), 0, 0, cv::INTER_LINEAR_EXACT);
+      const cv::Mat a = testing::mat(inputs.image(0));
       int differing = 0;
       for (int y = 0; y < a.rows; ++y)
         for (int x = 0; x < a.cols * 3; ++x) {

@@ -70,8 +70,8 @@ class CutmixOp final : public Op {
       mix::place(ctx, out, out, box_, -(1 << 28), -(1 << 28), fill_);
       return;
     }
-    const ImageRef src = mix::source_pixels(ctx, in, partner_);
-    const ImageRef b = mix::resampled(ctx, src, in.shape.width, in.shape.height, interp_, centred_);
+    const mix::Source src = mix::source_pixels(ctx, in, partner_);
+    const ImageRef b = mix::resampled(ctx, src.ref, in.shape.width, in.shape.height, interp_, centred_);
     mix::place(ctx, b, out, box_, box_.x, box_.y, fill_);
   }
 
@@ -95,8 +95,8 @@ class CutmixOp final : public Op {
   std::vector<PartnerLabels> partner_labels() const override {
     if (box_.w <= 0 || box_.h <= 0) return {};
     const int W = in_shape().width, H = in_shape().height;
-    const int w = partner_.pixels ? partner_.pixels->width() : W, h = partner_.pixels ? partner_.pixels->height() : H;
-    return {PartnerLabels{partner_.from, mix::placement(w, h, W, H, box_.x, box_.y, box_, W, H)}};
+    return {PartnerLabels{partner_.from,
+                          mix::placement(partner_.width, partner_.height, W, H, box_.x, box_.y, box_, W, H)}};
   }
 
   std::unique_ptr<Op> for_mask(const Shape& mask, double fill) const override {

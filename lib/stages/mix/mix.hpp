@@ -1,4 +1,4 @@
-// What the stages that read other images share (mosaic, mixup, cutmix): a partner's pixels on the
+// What the stages that read other images share (mosaic, mixup, cutmix, copy_paste): a partner's pixels on the
 // executing device, resampled there, placed into a rectangle of the output; and the maps that
 // move its labels the same way.
 #pragma once
@@ -23,11 +23,20 @@ inline ImageRef device_pixels(KernelContext& ctx, const Image& im) {
   return ImageRef{const_cast<void*>(ctx.table(im.data(), im.shape().bytes())), im.shape(), im.pitch()};
 }
 
-// The pixels a cell, a blend or a paste reads: the image's own (`in`) or a partner's. (A Taken
-// with a partner and no pixels, a partner without a label map in for_mask, reads nothing: see has_pixels.)
-inline bool has_pixels(const Taken& t) { return t.pixels || !t.from; }
-inline ImageRef source_pixels(KernelContext& ctx, const ImageRef& in, const Taken& t) {
-  return t.pixels ? device_pixels(ctx, *t.pixels) : in;
+// The pixels a cell, a blend or a paste reads: the image's own (`in`) or a partner's, loaded now
+// and readable by ctx's kernels while `hold` lives (the caller keeps it until those kernels are
+// queued: tables are copied when they are made). `has_pixels` is false for a partner with nothing
+// to read (a partner without a label map, in for_mask).
+inline bool has_pixels(const Taken& t) { return !t.from || t.load; }
+struct Source {
+  std::shared_ptr<const Image> hold;
+  ImageRef ref;
+};
+inline Source source_pixels(KernelContext& ctx, const ImageRef& in, const Taken& t) {
+  if (!t.from) return {nullptr, in};
+  std::shared_ptr<const Image> im = t.load();
+  const ImageRef ref = device_pixels(ctx, *im);
+  return {std::move(im), ref};
 }
 
 // `src` resampled to w x h (resize's engine, as cv::resize with that size) in ctx's scratch memory;
@@ -78,15 +87,18 @@ inline std::vector<Motion> placement(int w, int h, int nw, int nh, int ox, int o
 }
 
 // Partners' label maps for an Op's for_mask: each partner's map in the sample type of `mask`
-// (nothing for the image's own cells, or where the partner has no map).
+// (the image's own cells read the image's map; a partner without a map reads nothing).
 inline std::vector<Taken> partner_masks(const std::vector<Taken>& partners, const Shape& mask) {
   std::vector<Taken> out;
   for (const Taken& t : partners) {
-    Taken m{t.from, nullptr};
+    Taken m{t.from, t.width, t.height, nullptr};
     if (t.from && t.from->mask) {
-      const Image& pm = *t.from->mask;
-      m.pixels = pm.dtype() == mask.dtype ? std::shared_ptr<const Image>(t.from, &pm)
-                                          : std::make_shared<const Image>(conform_mask(pm, mask));
+      std::shared_ptr<const Partner> from = t.from;
+      m.load = [from, mask]() -> std::shared_ptr<const Image> {
+        const Image& pm = *from->mask;
+        if (pm.dtype() == mask.dtype) return std::shared_ptr<const Image>(from, &pm);
+        return std::make_shared<const Image>(conform_mask(pm, mask));
+      };
     }
     out.push_back(std::move(m));
   }

@@ -60,8 +60,8 @@ class MixupOp final : public Op {
       : Op(in, in), partner_(std::move(partner)), r_(r), interp_(interp) {}
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
-    const ImageRef src = mix::source_pixels(ctx, in, partner_);
-    const ImageRef b = mix::resampled(ctx, src, in.shape.width, in.shape.height, interp_, false);
+    const mix::Source src = mix::source_pixels(ctx, in, partner_);
+    const ImageRef b = mix::resampled(ctx, src.ref, in.shape.width, in.shape.height, interp_, false);
     const double r = r_;
     with_sample_type(in.shape.dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -75,8 +75,8 @@ class MixupOp final : public Op {
 
   std::vector<PartnerLabels> partner_labels() const override {
     const int W = in_shape().width, H = in_shape().height;
-    const int w = partner_.pixels ? partner_.pixels->width() : W, h = partner_.pixels ? partner_.pixels->height() : H;
-    return {PartnerLabels{partner_.from, mix::placement(w, h, W, H, 0, 0, mix::Rect{0, 0, W, H}, W, H)}};
+    return {PartnerLabels{partner_.from,
+                          mix::placement(partner_.width, partner_.height, W, H, 0, 0, mix::Rect{0, 0, W, H}, W, H)}};
   }
 
  private:

@@ -71,7 +71,8 @@ const StageSpec& mosaic_spec() {
                   {"center_range", {0.0, 1.0}}, {"fill", 114}},
       .cases = {R"({"target_size": [20, 30], "cell_shape": [16, 12]})",
                 R"({"target_size": [13, 9], "cell_shape": [7, 11], "fit_mode": "contain", "fill": [10, 200, 30, 128]})",
-                R"({"grid_yx": [3, 3], "target_size": [21, 17], "cell_shape": [9, 8], "center_range": [0, 1], "interpolation": "bicubic"})",
+                R"({"grid_yx": [3, 3], "target_size": [21, 17], "cell_shape": [9, 8], "center_range": [0, 1],)"
+                R"( "interpolation": "bicubic"})",
                 R"({"grid_yx": [1, 2], "target_size": [6, 25], "cell_shape": [6, 20], "interpolation": "nearest"})"},
       .no_identity = "the output is a new canvas of the cells",
       .bench = {R"({})", R"({"target_size": [1080, 1920], "cell_shape": [1080, 1920], "fit_mode": "contain"})"},
@@ -143,8 +144,8 @@ class MosaicOp final : public Op {
         mix::place(ctx, out, out, c.segment, -(1 << 28), -(1 << 28), fill_);
         continue;
       }
-      const ImageRef src = mix::source_pixels(ctx, in, c.source);
-      const ImageRef scaled = mix::resampled(ctx, src, c.nw, c.nh, interp_, centred_);
+      const mix::Source src = mix::source_pixels(ctx, in, c.source);  // one partner at a time
+      const ImageRef scaled = mix::resampled(ctx, src.ref, c.nw, c.nh, interp_, centred_);
       mix::place(ctx, scaled, out, c.segment, c.ox, c.oy, fill_);
     }
   }
@@ -258,9 +259,10 @@ class Mosaic final : public Stage {
     for (std::size_t i = 0, next = 0; i < cells.size(); ++i) {
       Cell& c = cells[i];
       if (i != own) c.source = partners[next++];
+      else c.source = Taken{nullptr, in.width, in.height, nullptr};
       c.own = i == own;
-      c.w = c.source.pixels ? c.source.pixels->width() : in.width;
-      c.h = c.source.pixels ? c.source.pixels->height() : in.height;
+      c.w = c.source.width;
+      c.h = c.source.height;
       const double sx = static_cast<double>(cw) / c.w, sy = static_cast<double>(ch) / c.h;
       const double s = fit == Fit::Cover ? std::max(sx, sy) : std::min(sx, sy);
       c.nw = std::max(1, static_cast<int>(std::nearbyint(c.w * s)));
@@ -268,8 +270,12 @@ class Mosaic final : public Stage {
       c.ox = offset_for(c.col, cols, c.nw, c.segment.w);
       c.oy = offset_for(c.row, rows, c.nh, c.segment.h);
     }
-    nlohmann::json drawn{{"grid_yx", {rows, cols}},  {"target_size", {Ht, Wt}}, {"cell_shape", {ch, cw}},
-                         {"center", {cx, cy}},        {"fit_mode", kFits.name(fit)}, {"partners", mix::partner_names(partners)}};
+    nlohmann::json drawn{{"grid_yx", {rows, cols}},
+                         {"target_size", {Ht, Wt}},
+                         {"cell_shape", {ch, cw}},
+                         {"center", {cx, cy}},
+                         {"fit_mode", kFits.name(fit)},
+                         {"partners", mix::partner_names(partners)}};
     const bool uncovered = x0 < 0 || y0 < 0 || x0 + Wt > Wg || y0 + Ht > Hg;
     return std::make_unique<MosaicOp>(in, Shape{Wt, Ht, in.channels, in.dtype}, std::move(cells), std::move(drawn),
                                       interp, fill_, uncovered);
