@@ -1,6 +1,12 @@
 #include "lib/core/image.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 #include <cstring>
 #include <new>
 
@@ -20,10 +26,81 @@ std::string to_string(const Shape& s) {
          dtype_name(s.dtype);
 }
 
+namespace {
+
+// Large pixel buffers (1 MiB and more) are mapped from the system and kept, when freed, in a small
+// pool that the next image of about the same size takes: a stream of images neither faults in
+// fresh pages for every image nor leaves freed buffers in the allocator's per-thread arenas, where
+// they would stay resident.
+class LargeBuffers {
+ public:
+  static constexpr std::size_t kMin = std::size_t{1} << 20;
+  static constexpr std::size_t kPooled = std::size_t{32} << 20;  // free bytes kept at most
+
+  void* take(std::size_t bytes) {
+    {
+      std::lock_guard lk(m_);
+      std::size_t best = free_.size();
+      for (std::size_t i = 0; i < free_.size(); ++i)
+        if (free_[i].second >= bytes && free_[i].second <= 2 * bytes &&
+            (best == free_.size() || free_[i].second < free_[best].second))
+          best = i;
+      if (best != free_.size()) {
+        void* p = free_[best].first;
+        pooled_ -= free_[best].second;
+        sizes_[p] = free_[best].second;
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+        return p;
+      }
+    }
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    std::lock_guard lk(m_);
+    sizes_[p] = bytes;
+    return p;
+  }
+
+  void give(void* p) {
+    std::size_t bytes;
+    {
+      std::lock_guard lk(m_);
+      const auto it = sizes_.find(p);
+      bytes = it->second;
+      sizes_.erase(it);
+      if (pooled_ + bytes <= kPooled) {
+        free_.emplace_back(p, bytes);
+        pooled_ += bytes;
+        return;
+      }
+    }
+    munmap(p, bytes);
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<std::pair<void*, std::size_t>> free_;
+  std::unordered_map<void*, std::size_t> sizes_;
+  std::size_t pooled_ = 0;
+};
+
+LargeBuffers& large_buffers() {
+  static auto* pool = new LargeBuffers;  // never destroyed: images may outlive static destruction
+  return *pool;
+}
+
+}  // namespace
+
 Image::Image(const Shape& shape) : shape_(shape) {
   const std::size_t bytes = shape.bytes();
   // Round up so that the last row can be read with wide loads; aligned for SIMD and DMA.
   const std::size_t alloc = ((bytes ? bytes : 1) + 63) / 64 * 64;
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer checks the allocator's blocks, not mapped ones
+  if (alloc >= LargeBuffers::kMin) {
+    data_ = std::shared_ptr<std::uint8_t[]>(static_cast<std::uint8_t*>(large_buffers().take(alloc)),
+                                            [](std::uint8_t* q) { large_buffers().give(q); });
+    return;
+  }
+#endif
   void* p = std::aligned_alloc(64, alloc);
   if (!p) throw std::bad_alloc();
   data_ = std::shared_ptr<std::uint8_t[]>(static_cast<std::uint8_t*>(p), [](std::uint8_t* q) { std::free(q); });
