@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <list>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>

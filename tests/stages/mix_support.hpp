@@ -67,14 +67,10 @@ class Inputs final : public PartnerSource {
       if (list_[i]->rel == rel) return i;
     return std::nullopt;
   }
-  std::shared_ptr<const Partner> get(std::size_t i) const override {
-    ++gets;
-    return list_.at(i);
-  }
+  std::shared_ptr<const Partner> get(std::size_t i) const override { return list_.at(i); }
   std::shared_ptr<const Image> pixels(std::size_t i) const override { return images_.at(i); }
   const Partner& at(std::size_t i) const { return *list_[i]; }
   const Image& image(std::size_t i) const { return *images_[i]; }
-  mutable int gets = 0;
 
  private:
   std::vector<std::shared_ptr<Partner>> list_;

@@ -111,10 +111,6 @@ class CopyPasteOp final : public Op {
       m.covers.push_back({o.box->x0, o.box->y0, o.box->x1, o.box->y1});
     return {std::move(m)};
   }
-  std::optional<Motion> motion() const override {
-    const std::vector<Motion> m = motions();
-    return m.empty() ? std::nullopt : std::optional<Motion>(m[0]);
-  }
 
   // The chosen objects, already scaled to the image.
   std::vector<PartnerLabels> partner_labels() const override {

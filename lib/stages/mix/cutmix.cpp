@@ -87,10 +87,6 @@ class CutmixOp final : public Op {
     m.covers.push_back({double(box_.x), double(box_.y), double(box_.x + box_.w), double(box_.y + box_.h)});
     return {std::move(m)};
   }
-  std::optional<Motion> motion() const override {
-    const std::vector<Motion> m = motions();
-    return m.empty() ? std::nullopt : std::optional<Motion>(m[0]);
-  }
 
   std::vector<PartnerLabels> partner_labels() const override {
     if (box_.w <= 0 || box_.h <= 0) return {};

@@ -170,10 +170,6 @@ class MosaicOp final : public Op {
       if (c.own) return moves(c);
     return {};
   }
-  std::optional<Motion> motion() const override {
-    const std::vector<Motion> m = motions();
-    return m.empty() ? std::nullopt : std::optional<Motion>(m.back());
-  }
 
   std::vector<PartnerLabels> partner_labels() const override {
     std::vector<PartnerLabels> out;
