@@ -44,14 +44,7 @@ struct Joining {
 void boxes_for_masks(ImageLabels& l) {
   for (Object& o : l.objects) {
     if (!o.mask) continue;
-    if (!o.box) {
-      int x0 = o.mask->width, y0 = o.mask->height, x1 = -1, y1 = -1;
-      for (int y = 0; y < o.mask->height; ++y)
-        for (int x = 0; x < o.mask->width; ++x)
-          if (o.mask->data[static_cast<std::size_t>(y) * o.mask->width + x])
-            x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
-      if (x1 >= 0) o.box = Box{double(x0), double(y0), double(x1 + 1), double(y1 + 1)};
-    }
+    if (!o.box) o.box = mask_bounds(*o.mask);
     o.mask.reset();
   }
 }

@@ -268,20 +268,6 @@ std::optional<Box> bounds(const std::vector<Polygon>& polys) {
   return b;
 }
 
-std::optional<Box> mask_bounds(const BinaryMask& m) {
-  int x0 = m.width, y0 = m.height, x1 = -1, y1 = -1;
-  for (int y = 0; y < m.height; ++y)
-    for (int x = 0; x < m.width; ++x)
-      if (m.data[static_cast<std::size_t>(y) * m.width + x]) {
-        x0 = std::min(x0, x);
-        y0 = std::min(y0, y);
-        x1 = std::max(x1, x);
-        y1 = std::max(y1, y);
-      }
-  if (x1 < 0) return std::nullopt;
-  return Box{double(x0), double(y0), x1 + 1.0, y1 + 1.0};
-}
-
 Polygon box_outline(const Box& b, BoxMethod method) {
   if (method == BoxMethod::Corners) return {{b.x0, b.y0}, {b.x1, b.y0}, {b.x1, b.y1}, {b.x0, b.y1}};
   Polygon e;  // the inscribed ellipse, 64 points
@@ -407,6 +393,20 @@ double area_of(const std::vector<Polygon>& polys) {
 }
 
 }  // namespace
+
+std::optional<Box> mask_bounds(const BinaryMask& m) {
+  int x0 = m.width, y0 = m.height, x1 = -1, y1 = -1;
+  for (int y = 0; y < m.height; ++y)
+    for (int x = 0; x < m.width; ++x)
+      if (m.data[static_cast<std::size_t>(y) * m.width + x]) {
+        x0 = std::min(x0, x);
+        y0 = std::min(y0, y);
+        x1 = std::max(x1, x);
+        y1 = std::max(y1, y);
+      }
+  if (x1 < 0) return std::nullopt;
+  return Box{double(x0), double(y0), x1 + 1.0, y1 + 1.0};
+}
 
 Point move_point(const Motion& m, Point p) { return move_point_with(m, p, nullptr); }
 

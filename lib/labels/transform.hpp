@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,9 @@ struct LabelCounts {
   std::size_t dropped() const { return outside + visibility + area + size; }
   nlohmann::json to_json() const;
 };
+
+// The box around an object mask's set pixels (nothing when none is set).
+std::optional<Box> mask_bounds(const BinaryMask& m);
 
 // Maps a point (pixel edges at integers, the labels' frame) through one motion.
 Point move_point(const Motion& m, Point p);

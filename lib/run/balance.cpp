@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -12,7 +11,6 @@
 #include "lib/core/error.hpp"
 #include "lib/core/rng.hpp"
 #include "lib/io/files.hpp"
-#include "lib/io/probe.hpp"
 
 namespace aug {
 
@@ -35,29 +33,6 @@ std::uint32_t parse_target(const std::string& value, const std::string& where) {
   if (used != value.size() || n < 0 || n > kTargetLimit)
     throw UsageError(where + ": copies \"" + value + "\" must be a whole number from 0 to " + std::to_string(kTargetLimit));
   return static_cast<std::uint32_t>(n);
-}
-
-// The header's size, oriented as the decoder turns the pixels; nullopt when it cannot be read.
-std::optional<std::pair<int, int>> oriented_size(const fs::path& path) {
-  std::vector<std::uint8_t> head(128 * 1024);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  ImageInfo info;
-  try {
-    info = probe(head.data(), head.size());
-  } catch (const InputError&) {
-    // A header past the first bytes (a large EXIF block): the whole file.
-    try {
-      const std::vector<std::uint8_t> bytes = read_file(path);
-      info = probe(bytes.data(), bytes.size());
-    } catch (const InputError&) {
-      return std::nullopt;
-    }
-  }
-  if (info.orientation >= 5) std::swap(info.width, info.height);
-  return std::make_pair(info.width, info.height);
 }
 
 // An object's class as the census counts it: its name where the format gives one (VOC, COCO), else its id.

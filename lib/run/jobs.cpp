@@ -1,6 +1,7 @@
 #include "lib/run/jobs.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include "lib/core/error.hpp"
 #include "lib/core/rng.hpp"
@@ -8,6 +9,28 @@
 #include "lib/io/codec.hpp"
 
 namespace aug {
+
+std::optional<std::pair<int, int>> oriented_size(const fs::path& path) {
+  std::vector<std::uint8_t> head(128 * 1024);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  ImageInfo info;
+  try {
+    info = probe(head.data(), head.size());
+  } catch (const InputError&) {
+    // A header past the first bytes (a large EXIF block): the whole file.
+    try {
+      const std::vector<std::uint8_t> bytes = read_file(path);
+      info = probe(bytes.data(), bytes.size());
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
+  }
+  if (info.orientation >= 5) std::swap(info.width, info.height);
+  return std::make_pair(info.width, info.height);
+}
 
 bool has_image_extension(const fs::path& p) { return format_for_extension(p.extension().string()).has_value(); }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/io/probe.hpp"
@@ -24,6 +25,11 @@ struct InputFile {
 std::vector<InputFile> list_inputs(const fs::path& input);
 
 bool has_image_extension(const fs::path& p);
+
+// An image file's size from its header, oriented as the decoder turns the pixels (EXIF orientation
+// 5 to 8 swap the sides); nothing when the header cannot be read. Reads the first 128 KiB, the whole
+// file only when the header lies past them.
+std::optional<std::pair<int, int>> oriented_size(const fs::path& path);
 
 // Shard k of n (0 <= k < n) takes the inputs whose relative path hashes to k: a file's shard
 // does not depend on which other files exist.

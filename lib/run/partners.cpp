@@ -1,10 +1,10 @@
 #include "lib/run/partners.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "lib/core/error.hpp"
 #include "lib/io/files.hpp"
-#include "lib/io/probe.hpp"
 
 namespace aug {
 
@@ -60,10 +60,9 @@ std::shared_ptr<const Partner> PartnerCache::load(std::size_t index) const {
   auto p = std::make_shared<Partner>();
   p->rel = in.rel;
   try {
-    const std::vector<std::uint8_t> bytes = read_file(in.path);
-    const ImageInfo info = probe(bytes.data(), bytes.size());
-    p->width = info.orientation >= 5 ? info.height : info.width;  // as the decoder turns the pixels
-    p->height = info.orientation >= 5 ? info.width : info.height;
+    const auto size = oriented_size(in.path);
+    if (!size) throw InputError("its header cannot be read");
+    std::tie(p->width, p->height) = *size;
     if (format_) p->labels = format_->read(in.path, in.rel, p->width, p->height);
     if (masks_) {
       const auto file = masks_->find(in.rel);

@@ -91,7 +91,7 @@ class CopyPasteOp final : public Op {
       b = mix::resampled(ctx, src.ref, in.shape.width, in.shape.height, interp_, centred_);
     } else {  // a partner without a label map: the fill under its objects
       b = ImageRef{ctx.scratch(in.shape.bytes()), in.shape, in.shape.row_bytes()};
-      mix::place(ctx, in, b, mix::Rect{0, 0, in.shape.width, in.shape.height}, -(1 << 28), -(1 << 28), fill_);
+      mix::fill_rect(ctx, b, mix::Rect{0, 0, in.shape.width, in.shape.height}, fill_);
     }
     const auto* mask = static_cast<const std::uint8_t*>(ctx.table(mask_->data(), mask_->shape().bytes()));
     with_sample_type(in.shape.dtype, [&](auto tag) {

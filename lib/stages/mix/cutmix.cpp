@@ -67,7 +67,7 @@ class CutmixOp final : public Op {
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     copy_image(ctx, in, out);
     if (!mix::has_pixels(partner_)) {  // a partner without a label map: the fill
-      mix::place(ctx, out, out, box_, -(1 << 28), -(1 << 28), fill_);
+      mix::fill_rect(ctx, out, box_, fill_);
       return;
     }
     const mix::Source src = mix::source_pixels(ctx, in, partner_);

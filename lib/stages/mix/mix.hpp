@@ -72,6 +72,11 @@ inline void place(KernelContext& ctx, const ImageRef& src, const ImageRef& out, 
   run_window(ctx, src, sub_image(out, r.x, r.y, r.w, r.h), ax, ay, Border::Constant, fill);
 }
 
+// out's rectangle r gets `fill` (the window kernel with every position outside its source).
+inline void fill_rect(KernelContext& ctx, const ImageRef& out, const Rect& r, const std::vector<double>& fill) {
+  place(ctx, out, out, r, -(1 << 28), -(1 << 28), fill);
+}
+
 // The maps that take an image of w x h resampled to nw x nh (pixel centres aligned, as cv::resize)
 // and shifted by (ox, oy) into the rectangle r of a W x H output: into r's own frame, clipped to
 // it, then to the output.

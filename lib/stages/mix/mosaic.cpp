@@ -138,10 +138,10 @@ class MosaicOp final : public Op {
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     if (uncovered_)  // the output reaches past the grid: fill first
-      mix::place(ctx, out, out, mix::Rect{0, 0, out.shape.width, out.shape.height}, -(1 << 28), -(1 << 28), fill_);
+      mix::fill_rect(ctx, out, mix::Rect{0, 0, out.shape.width, out.shape.height}, fill_);
     for (const Cell& c : cells_) {
       if (!mix::has_pixels(c.source)) {  // a partner without a label map: the fill
-        mix::place(ctx, out, out, c.segment, -(1 << 28), -(1 << 28), fill_);
+        mix::fill_rect(ctx, out, c.segment, fill_);
         continue;
       }
       const mix::Source src = mix::source_pixels(ctx, in, c.source);  // one partner at a time
