@@ -1,17 +1,19 @@
 #!/usr/bin/python3
-"""Pipeline P1 (bench/README.md) with `augment run` against the I/O floor.
+"""Pipeline P1 (bench/README.md) with `augment run` against the I/O floor and the codec floor.
 
-Builds the real-photo corpus with bench/corpus.sh when it is missing, and the OpenCV anchors
-(bench/anchors/opencv_p1.cpp, compiled with g++ into the temporary folder, again whenever the source
-is newer than the binary). Then alternates the I/O floor (`opencv_p1 io`) and `augment run -c
-configs/bench-p1.json` on imagenet-like with the same thread count, and prints the median ratio of
-the pairs; with --anchor-full it also times the hand-written OpenCV P1 (`opencv_p1 full`) after each
-pair. Absolute times drift on shared machines; the ratio, measured in one run, is the figure.
-Also measures augment's peak memory on 40 and on 400 images, and checks the outputs (count, short
-side 256).
+Builds the real-photo corpus with bench/corpus.sh when it is missing, and the anchors
+(bench/anchors/opencv_p1.cpp and codec_floor.cpp, compiled with g++ into the temporary folder, again
+whenever a source is newer than its binary). Then alternates, with the same thread count, the codec
+floor (`codec_floor`: libjpeg-turbo alone decodes every input and encodes P1's output-sized region),
+the I/O floor (`opencv_p1 io`: the same through OpenCV's imread/imwrite) and `augment run -c
+configs/bench-p1.json` on one set of the corpus (--set: imagenet-like or hd1080), and prints the
+median ratios of the rounds; with --anchor-full it also times the hand-written OpenCV P1 (`opencv_p1
+full`) in each round. Absolute times drift on shared machines; the ratios, measured in one run, are
+the figures. Also measures augment's peak memory on 40 images and on the whole set, and checks the
+outputs (count, short side 256).
 
-usage: bench/p1.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--threads 2] [--pairs 15]
-                   [--device cpu] [--device-jpeg] [--anchor-full] [--verify]
+usage: bench/p1.py [--augment BUILD/apps/augment/augment] [--corpus DIR] [--set imagenet-like]
+                   [--threads 2] [--pairs 15] [--device cpu] [--device-jpeg] [--anchor-full] [--verify]
 """
 import argparse
 import json
@@ -41,16 +43,21 @@ def timed(cmd):
         return wall, int(f.read().strip().splitlines()[-1])
 
 
+def anchor(name, flags):
+    """bench/anchors/NAME.cpp compiled with g++ into the temporary folder when stale; its path."""
+    src = os.path.join(HERE, 'anchors', name + '.cpp')
+    binary = os.path.join(tempfile.gettempdir(), 'augment-bench-' + name)
+    if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(src):
+        sh(['g++', '-O2', '-std=c++17', '-pthread', src] + flags + ['-o', binary])
+    return binary
+
+
 def prepare(corpus):
     """Builds the corpus when it is missing and the OpenCV anchor when it is stale; its path."""
     if not os.path.isdir(os.path.join(corpus, 'imagenet-like')):
         sh([os.path.join(HERE, 'corpus.sh'), corpus])
-    anchor_src = os.path.join(HERE, 'anchors', 'opencv_p1.cpp')
-    anchor = os.path.join(tempfile.gettempdir(), 'augment-bench-opencv_p1')
-    if not os.path.exists(anchor) or os.path.getmtime(anchor) < os.path.getmtime(anchor_src):
-        sh(['g++', '-O2', '-std=c++17', '-pthread', anchor_src, '-I/usr/include/opencv4',
-            '-lopencv_imgcodecs', '-lopencv_imgproc', '-lopencv_core', '-o', anchor])
-    return anchor
+    return anchor('opencv_p1', ['-I/usr/include/opencv4', '-lopencv_imgcodecs', '-lopencv_imgproc',
+                                '-lopencv_core'])
 
 
 def arguments(doc, pairs):
@@ -74,6 +81,8 @@ def with_shrink(config, work, shrink):
 
 def main():
     ap = arguments(__doc__, 15)
+    ap.add_argument('--set', default='imagenet-like', choices=['imagenet-like', 'hd1080'],
+                    help='the corpus set P1 runs over')
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--device-jpeg', action='store_true',
                     help='pass --device-jpeg (a GPU --device): JPEG pixel arithmetic on the device')
@@ -82,9 +91,10 @@ def main():
                     help='also time `augment --verify-devices` with P1 against `augment run`, alternating')
     a = ap.parse_args()
 
-    anchor = prepare(a.corpus)
+    opencv_p1 = prepare(a.corpus)
+    codec_floor = anchor('codec_floor', ['-ljpeg'])
 
-    src = os.path.join(a.corpus, 'imagenet-like')
+    src = os.path.join(a.corpus, a.set)
     cfg = os.path.join(ROOT, 'configs', 'bench-p1.json')
     work = tempfile.mkdtemp(prefix='augment-bench-')
     out = os.path.join(work, 'out')
@@ -92,11 +102,15 @@ def main():
 
     def floor():
         shutil.rmtree(out, ignore_errors=True)
-        return timed([anchor, 'io', src, out, T])
+        return timed([opencv_p1, 'io', src, out, T])
+
+    def codec():
+        shutil.rmtree(out, ignore_errors=True)
+        return timed([codec_floor, src, out, T])
 
     def full():
         shutil.rmtree(out, ignore_errors=True)
-        return timed([anchor, 'full', src, out, T])
+        return timed([opencv_p1, 'full', src, out, T])
 
     def ours(inp=src):
         shutil.rmtree(out, ignore_errors=True)
@@ -107,14 +121,19 @@ def main():
     def verify():
         return timed([a.augment, '--verify-devices', '-c', cfg, '-i', src, '--threads', T])
 
-    ours(); floor()  # warm the page cache and the binaries
-    ratios, full_ratios, verify_ratios, t_floor, t_ours = [], [], [], [], []
+    ours(); floor(); codec()  # warm the page cache and the binaries
+    ratios, codec_ratios, floor_codec, full_ratios, verify_ratios = [], [], [], [], []
+    t_floor, t_codec, t_ours = [], [], []
     for _ in range(a.pairs):
+        c, _ = codec()
         f, _ = floor()
         o, _ = ours()
+        t_codec.append(c)
         t_floor.append(f)
         t_ours.append(o)
         ratios.append(o / f)
+        codec_ratios.append(o / c)
+        floor_codec.append(f / c)
         if a.anchor_full:
             full_ratios.append(full()[0] / f)
         if a.verify:
@@ -134,23 +153,27 @@ def main():
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copy(p, dst)
     mem40 = statistics.median(ours(forty)[1] for _ in range(3))
-    mem400 = statistics.median(ours(src)[1] for _ in range(3))
+    mem_all = statistics.median(ours(src)[1] for _ in range(3))
     shutil.rmtree(work, ignore_errors=True)
 
     print(f'P1 on {src}: {len(files)} inputs, {len(outputs)} outputs, short sides {sorted(shorts)}')
     print(f'threads {a.threads}, device {a.device}{" --device-jpeg" if a.device_jpeg else ""}, '
           f'{a.pairs} alternating pairs')
-    print(f'I/O floor  median {statistics.median(t_floor):.3f} s')
-    print(f'augment    median {statistics.median(t_ours):.3f} s')
+    print(f'codec floor median {statistics.median(t_codec):.3f} s')
+    print(f'I/O floor   median {statistics.median(t_floor):.3f} s')
+    print(f'augment     median {statistics.median(t_ours):.3f} s')
+    print(f'ratio augment / codec floor: median {statistics.median(codec_ratios):.3f} '
+          f'(min {min(codec_ratios):.3f}, max {max(codec_ratios):.3f})')
     print(f'ratio augment / I/O floor: median {statistics.median(ratios):.3f} '
           f'(min {min(ratios):.3f}, max {max(ratios):.3f})')
+    print(f'ratio I/O floor / codec floor: median {statistics.median(floor_codec):.3f}')
     if full_ratios:
         print(f'ratio OpenCV C++ anchor / I/O floor: median {statistics.median(full_ratios):.3f}')
     if verify_ratios:
         print(f'ratio augment --verify-devices / augment run: median {statistics.median(verify_ratios):.3f} '
               f'(min {min(verify_ratios):.3f}, max {max(verify_ratios):.3f})')
-    print(f'peak memory: 40 images {mem40 / 1024:.1f} MiB, 400 images {mem400 / 1024:.1f} MiB '
-          f'(400/40 = {mem400 / mem40:.3f})')
+    print(f'peak memory: 40 images {mem40 / 1024:.1f} MiB, {len(files)} images {mem_all / 1024:.1f} MiB '
+          f'({len(files)}/40 = {mem_all / mem40:.3f})')
 
 
 if __name__ == '__main__':
