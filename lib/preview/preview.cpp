@@ -407,18 +407,18 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
   PreviewSummary summary;
   summary.device = backend->name();
   for (const InputFile& in : inputs) {
-    const std::vector<std::uint8_t> bytes = read_file(in.path);
+    const std::vector<std::uint8_t> bytes = read_file(in.path());
     const Image image = decode_image(bytes.data(), bytes.size(), o.decode);
     std::optional<labels::ImageLabels> input_labels;
-    if (format) input_labels = format->read(in.path, in.rel, image.width(), image.height());
+    if (format) input_labels = format->read(in.path(), in.rel, image.width(), image.height());
     std::optional<labels::Mask> input_mask;
     if (masks) {
       const auto file = masks->find(in.rel);
-      if (!file) throw InputError(in.path.string() + ": its mask " + masks->path_for(in.rel).string() + " is missing");
+      if (!file) throw InputError(in.path() + ": its mask " + masks->path_for(in.rel).string() + " is missing");
       input_mask = labels::read_mask(*file);
     }
     // The format run writes (the input's; TIFF and BMP, which browsers do not show, as PNG here).
-    Format f = format_for_extension(in.path.extension().string()).value_or(Format::Png);
+    Format f = format_for_extension(fs::path(in.path()).extension().string()).value_or(Format::Png);
     if (html && (f == Format::Tiff || f == Format::Bmp)) f = Format::Png;
     const std::string mime = f == Format::Jpeg ? "image/jpeg" : f == Format::Webp ? "image/webp" : "image/png";
 
@@ -426,7 +426,7 @@ PreviewSummary preview(const Pipeline& pipeline, const PreviewOptions& o) {
     Tile original{"original", {}, {}, image, bytes, mime, input_labels, {}};
     if (input_labels) original.objects = objects_text(input_labels->objects.size(), 0);
     if (input_mask) original.mask = input_mask->image;
-    if (html && (f != format_for_extension(in.path.extension().string()))) original.bytes = encode_image(image, f, {o.quality}).bytes;
+    if (html && (f != format_for_extension(fs::path(in.path()).extension().string()))) original.bytes = encode_image(image, f, {o.quality}).bytes;
     row.tiles.push_back(std::move(original));
     // The copies start from what run decodes: with shrink-on-load (and no labels or masks, which
     // turn it off there too), the image decoded smaller.

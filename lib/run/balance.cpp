@@ -163,14 +163,14 @@ BalancePlan plan_balance(const BalanceSpec& spec, const std::vector<InputFile>& 
   std::map<std::string, std::size_t> images;                 // class -> inputs containing it
   std::map<std::string, std::set<std::string>> aliases;      // class -> the names a targets file may use
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto size = oriented_size(inputs[i].path);
+    const auto size = oriented_size(inputs[i].path());
     if (!size) {
       ++plan.unreadable;
       continue;
     }
     labels::ImageLabels labels;
     try {
-      labels = format.read(inputs[i].path, inputs[i].rel, size->first, size->second);
+      labels = format.read(inputs[i].path(), inputs[i].rel, size->first, size->second);
     } catch (const Error&) {
       ++plan.unreadable;
       continue;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,14 +17,22 @@ namespace aug {
 
 namespace fs = std::filesystem;
 
+// One input of a run. A run may hold hundreds of thousands: the folder listed is shared, not
+// repeated in each (about 210 bytes an input with its job, docs/performance.md).
 struct InputFile {
-  fs::path path;
-  std::string rel;  // relative to the input root, '/'-separated; keys the generator
+  std::shared_ptr<const std::string> root;  // the folder listed (a single file: its folder; may be empty)
+  std::string rel;                          // relative to root, '/'-separated; keys the generator
+  std::string path() const {                // the file
+    if (!root || root->empty()) return rel;
+    return root->back() == '/' ? *root + rel : *root + '/' + rel;
+  }
 };
 
 // Image files (.jpg .jpeg .png .bmp .tif .tiff .webp, any case) under `input` (a folder,
-// recursively, or a single file), sorted by relative path. Throws UsageError when it is missing.
-std::vector<InputFile> list_inputs(const fs::path& input);
+// recursively, or a single file), sorted by relative path; with `keep`, only those whose relative
+// path it keeps (one shard's: the others are never held). Throws UsageError when it is missing.
+std::vector<InputFile> list_inputs(const fs::path& input,
+                                   const std::function<bool(const std::string& rel)>& keep = {});
 
 bool has_image_extension(const fs::path& p);
 

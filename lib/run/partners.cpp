@@ -44,14 +44,14 @@ std::shared_ptr<const Image> PartnerCache::pixels(std::size_t index) const {
   const InputFile& in = inputs_.at(index);
   const std::shared_ptr<const Partner> p = get(index);
   try {
-    const std::vector<std::uint8_t> bytes = read_file(in.path);
+    const std::vector<std::uint8_t> bytes = read_file(in.path());
     auto im = std::make_shared<Image>(decode_image(bytes.data(), bytes.size(), decode_));
     if (im->width() != p->width || im->height() != p->height)
       throw InputError("decoded to " + std::to_string(im->width()) + "x" + std::to_string(im->height()) +
                        " where its header says " + std::to_string(p->width) + "x" + std::to_string(p->height));
     return im;
   } catch (const std::exception& e) {
-    throw InputError("its partner " + in.path.string() + " cannot be used: " + e.what());
+    throw InputError("its partner " + in.path() + " cannot be used: " + e.what());
   }
 }
 
@@ -60,10 +60,10 @@ std::shared_ptr<const Partner> PartnerCache::load(std::size_t index) const {
   auto p = std::make_shared<Partner>();
   p->rel = in.rel;
   try {
-    const auto size = oriented_size(in.path);
+    const auto size = oriented_size(in.path());
     if (!size) throw InputError("its header cannot be read");
     std::tie(p->width, p->height) = *size;
-    if (format_) p->labels = format_->read(in.path, in.rel, p->width, p->height);
+    if (format_) p->labels = format_->read(in.path(), in.rel, p->width, p->height);
     if (masks_) {
       const auto file = masks_->find(in.rel);
       if (!file) throw InputError("its mask " + masks_->path_for(in.rel).string() + " is missing");
@@ -73,7 +73,7 @@ std::shared_ptr<const Partner> PartnerCache::load(std::size_t index) const {
                          " but the image is " + std::to_string(p->width) + "x" + std::to_string(p->height));
     }
   } catch (const std::exception& e) {
-    throw InputError("its partner " + in.path.string() + " cannot be used: " + e.what());
+    throw InputError("its partner " + in.path() + " cannot be used: " + e.what());
   }
   return p;
 }

@@ -99,19 +99,17 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const std::vect
   std::error_code ec;
   std::set<std::string> input_paths;
   if (path_within(o.input, o.output))
-    for (const auto& f : inputs) input_paths.insert(fs::weakly_canonical(f.path, ec).string());
+    for (const auto& f : inputs) input_paths.insert(fs::weakly_canonical(f.path(), ec).string());
 
   std::vector<Job> jobs;
-  std::map<std::string, std::size_t> owner;  // output -> input
+  std::size_t outputs = 0;
+  for (const std::uint32_t n : copies) outputs += n;
+  jobs.reserve(outputs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const fs::path rel(inputs[i].rel);
     const std::string ext = format ? format_extension(*format) : rel.extension().string();
     for (std::uint32_t c = 0; c < copies[i]; ++c) {
-      const std::string out_rel = (rel.parent_path() / name.render(rel.stem().string(), ext, c)).generic_string();
-      const auto [it, fresh] = owner.emplace(out_rel, i);
-      if (!fresh)
-        throw UsageError("inputs " + inputs[it->second].rel + " and " + inputs[i].rel + " would both be written to " +
-                         out_rel + "; change --name or --format");
+      std::string out_rel = (rel.parent_path() / name.render(rel.stem().string(), ext, c)).generic_string();
       const fs::path out = o.output / out_rel;
       if (!input_paths.empty() && input_paths.count(fs::weakly_canonical(out, ec).string()))
         throw UsageError("the output " + out.string() + " would overwrite an input");
@@ -122,8 +120,22 @@ std::vector<Job> plan_jobs(const std::vector<InputFile>& inputs, const std::vect
                          ", which has no image extension (.jpg .png .webp .tif .bmp)");
       if (format && *by_name != *format)
         throw UsageError("--name \"" + name.text() + "\" names the output " + out_rel + ", but --format is " + o.format);
-      jobs.push_back(Job{i, c, out_rel, *by_name, false});
+      jobs.push_back(Job{i, c, std::move(out_rel), *by_name, false});
     }
+  }
+  // No two outputs on one file: sorted by name (then by input), equal names are neighbours. Indices
+  // rather than a map of names: 4 bytes an output.
+  std::vector<std::uint32_t> order(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) order[j] = static_cast<std::uint32_t>(j);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const int c = jobs[a].out_rel.compare(jobs[b].out_rel);
+    return c != 0 ? c < 0 : a < b;
+  });
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const Job &a = jobs[order[k - 1]], &b = jobs[order[k]];
+    if (a.out_rel == b.out_rel)
+      throw UsageError("inputs " + inputs[a.input].rel + " and " + inputs[b.input].rel + " would both be written to " +
+                       a.out_rel + "; change --name or --format");
   }
   return jobs;
 }
@@ -179,17 +191,20 @@ class Stream {
         seed_(seed),
         workers_(workers),
         cap_(static_cast<std::size_t>(workers)) {
-    jobs_of_.resize(inputs.size());
+    // plan_jobs lists each input's jobs together, in input order.
+    first_job_.assign(inputs.size() + 1, jobs.size());
+    for (std::size_t j = jobs.size(); j-- > 0;) first_job_[jobs[j].input] = j;
+    for (std::size_t i = inputs.size(); i-- > 0;) first_job_[i] = std::min(first_job_[i], first_job_[i + 1]);
+    std::size_t last = inputs.size();
+    admission_.reserve(inputs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       if (jobs[j].exists) {
         record_existing(j);
         continue;
       }
-      jobs_of_[jobs[j].input].push_back(j);
+      if (jobs[j].input != last) admission_.push_back(last = jobs[j].input);
       ++todo_;
     }
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (!jobs_of_[i].empty()) admission_.push_back(i);
     if (format_) names_ = format_->class_names();
     if (shrink_ && (format_ || masks_)) {
       // Label files and masks are in the full image's pixels: those runs decode at full size.
@@ -325,11 +340,11 @@ class Stream {
 
   void decode(std::size_t input) {
     try {
-      const std::vector<std::uint8_t> bytes = read_file(inputs_[input].path);
+      const std::vector<std::uint8_t> bytes = read_file(inputs_[input].path());
       Decoded d{input, {}, {}, {}};
       const InputFile& in = inputs_[input];
       std::vector<std::uint32_t> copies;
-      for (std::size_t j : jobs_of_[input]) copies.push_back(jobs_[j].copy);
+      for (std::size_t j : todo_of(input)) copies.push_back(jobs_[j].copy);
       // Shrink-on-load when asked for, and only the pixels the copies read (a crop's window).
       const DecodeOptions options = pipeline_.decode_options(o_.decode, seed_, in.rel, copies, shrink_, true);
       if (o_.device_jpeg) {
@@ -350,7 +365,7 @@ class Stream {
         d.image.pixels = decode_image(bytes.data(), bytes.size(), options, &info);
         d.shrink = info.shrink;
       }
-      if (format_) d.labels = format_->read(in.path, in.rel, d.image.shape().width, d.image.shape().height);
+      if (format_) d.labels = format_->read(in.path(), in.rel, d.image.shape().width, d.image.shape().height);
       if (masks_) {
         const auto file = masks_->find(in.rel);
         if (!file) throw InputError("its mask " + masks_->path_for(in.rel).string() + " is missing");
@@ -370,7 +385,7 @@ class Stream {
     // Each worker augments on one device of the set, as that device's worker.
     Backend& backend = devices_.backend_of(worker);
     const int device_worker = devices_.local_worker(worker);
-    for (std::size_t j : jobs_of_[d.input]) {
+    for (std::size_t j : todo_of(d.input)) {
       const Job& job = jobs_[j];
       Rendered r{j, {}, {}, {}, {}};
       const int shrink = d.shrink;
@@ -490,15 +505,24 @@ class Stream {
                        {"seed", seed_}, {"status", "exists"}});
   }
 
+  // Input i's jobs that are still to be made (not kept by --resume).
+  std::vector<std::size_t> todo_of(std::size_t input) const {
+    std::vector<std::size_t> todo;
+    for (std::size_t j = first_job_[input]; j < first_job_[input + 1]; ++j)
+      if (!jobs_[j].exists) todo.push_back(j);
+    return todo;
+  }
+
   void fail_input(std::size_t input, const std::string& why) {
-    spdlog::error("{}: {}", inputs_[input].path.string(), why);
-    for (std::size_t j : jobs_of_[input]) record_failure(j, why);
-    note_failure(input, jobs_of_[input].size());
+    spdlog::error("{}: {}", inputs_[input].path(), why);
+    const std::vector<std::size_t> todo = todo_of(input);
+    for (std::size_t j : todo) record_failure(j, why);
+    note_failure(input, todo.size());
   }
 
   void fail_job(std::size_t j, const std::string& why) {
     const Job& job = jobs_[j];
-    spdlog::error("{} (copy {} -> {}): {}", inputs_[job.input].path.string(), job.copy, job.out_rel, why);
+    spdlog::error("{} (copy {} -> {}): {}", inputs_[job.input].path(), job.copy, job.out_rel, why);
     record_failure(j, why);
     note_failure(job.input, 1);
   }
@@ -568,7 +592,7 @@ class Stream {
   int workers_;
   std::size_t cap_;
 
-  std::vector<std::vector<std::size_t>> jobs_of_;
+  std::vector<std::size_t> first_job_;  // input i's jobs are [first_job_[i], first_job_[i + 1])
   std::vector<std::size_t> admission_;  // inputs with work to do, in order
   std::size_t todo_ = 0;
 
@@ -599,7 +623,7 @@ void check_label_sources(const labels::Format& format, const std::vector<InputFi
   rels.reserve(inputs.size());
   for (const InputFile& in : inputs) {
     rels.push_back(in.rel);
-    const labels::Format::Source s = format.source(in.path, in.rel);
+    const labels::Format::Source s = format.source(in.path(), in.rel);
     if (s.found) continue;
     if (summary.inputs_without_labels++ == 0) {
       first_missing = s.where;
@@ -649,8 +673,13 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw UsageError("--shard K/N needs 0 <= K < N");
 
-  std::vector<InputFile> inputs = list_inputs(o.input);
-  // Stages that read other images draw them from the whole list, whatever the shard.
+  // Stages that read other images draw them from the whole list, and --balance plans over it,
+  // whatever the shard; otherwise only this shard's inputs are kept from the listing.
+  const bool whole_list = pipeline.reads_partners() || o.balance.on();
+  std::vector<InputFile> inputs =
+      whole_list || o.shard_count == 1
+          ? list_inputs(o.input)
+          : list_inputs(o.input, [&](const std::string& rel) { return in_shard(rel, o.shard_index, o.shard_count); });
   const std::vector<InputFile> all_inputs = pipeline.reads_partners() ? inputs : std::vector<InputFile>{};
   check_locations(o);
   if (o.balance.on() && o.labels.empty())

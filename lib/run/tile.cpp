@@ -126,12 +126,12 @@ TileSummary tile(const TileOptions& o) {
       // The image is held whole once: its file's bytes go before the tiles are cut.
       Image image;
       {
-        const std::vector<std::uint8_t> bytes = read_file(in.path);
+        const std::vector<std::uint8_t> bytes = read_file(in.path());
         image = decode_image(bytes.data(), bytes.size(), o.decode);
       }
       const int W = image.width(), H = image.height();
       std::optional<labels::ImageLabels> input_labels;
-      if (labels_format) input_labels = labels_format->read(in.path, in.rel, W, H);
+      if (labels_format) input_labels = labels_format->read(in.path(), in.rel, W, H);
       std::optional<labels::Mask> mask;
       if (masks) {
         const auto file = masks->find(in.rel);
@@ -198,7 +198,7 @@ TileSummary tile(const TileOptions& o) {
       summary.object_tiles += kept;
     } catch (const std::exception& e) {
       ++summary.failed_inputs;
-      spdlog::error("{}: {}", in.path.string(), e.what());
+      spdlog::error("{}: {}", in.path(), e.what());
     }
   }
   if (labels_format) {

@@ -241,7 +241,7 @@ void verify_image(Context& ctx, const InputFile& file, std::size_t order, int wo
   // As run decodes copy 0: smaller with the pipeline's shrink-on-load.
   const DecodeOptions options = ctx.pipeline.decode_options({}, ctx.seed, file.rel, {0}, true, false);
   try {
-    bytes = read_file(file.path);
+    bytes = read_file(file.path());
     native = decode_image(bytes.data(), bytes.size(), options);
   } catch (const std::exception& e) {
     ImageRecord rec;

@@ -55,6 +55,40 @@ TEST(ListInputs, RecursiveSortedImagesOnlyAnyCase) {
   EXPECT_THROW(list_inputs(dir / "notes.txt"), UsageError);
 }
 
+TEST(ListInputs, PathsJoinTheFolderAndTheRelativePath) {
+  testing::TempDir dir;
+  for (const char* f : {"a.jpg", "b/c.png"}) testing::write_bytes(dir / f, {1, 2, 3});
+  const std::string root = dir.path().string();
+  const auto inputs = list_inputs(dir.path());
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[0].path(), root + "/a.jpg");
+  EXPECT_EQ(inputs[1].path(), root + "/b/c.png");
+  EXPECT_EQ(list_inputs(root + "/").at(1).path(), root + "/b/c.png");  // a trailing separator: not doubled
+  const auto one = list_inputs(dir / "b" / "c.png");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].rel, "c.png");
+  EXPECT_EQ(one[0].path(), root + "/b/c.png");
+  EXPECT_EQ(read_file(inputs[1].path()), (std::vector<std::uint8_t>{1, 2, 3}));
+}
+
+TEST(ListInputs, KeepsOnlyWhatTheFilterKeepsAndTheSameShards) {
+  testing::TempDir dir;
+  for (int i = 0; i < 60; ++i) testing::write_bytes(dir / ("c" + std::to_string(i % 4)) / (std::to_string(i) + ".jpg"), {1});
+  const auto all = list_inputs(dir.path());
+  ASSERT_EQ(all.size(), 60u);
+  std::size_t total = 0;
+  for (int k = 0; k < 3; ++k) {
+    const auto mine = list_inputs(dir.path(), [&](const std::string& rel) { return in_shard(rel, k, 3); });
+    std::vector<std::string> expected, got;
+    for (const auto& f : all)
+      if (in_shard(f.rel, k, 3)) expected.push_back(f.rel);
+    for (const auto& f : mine) got.push_back(f.rel);
+    EXPECT_EQ(got, expected) << "shard " << k;  // the same inputs, in the same order
+    total += mine.size();
+  }
+  EXPECT_EQ(total, all.size());
+}
+
 TEST(ReadFile, RefusesWhatIsNotARegularFile) {
   testing::TempDir dir;
   std::filesystem::create_directories(dir / "folder.jpg");
