@@ -1,13 +1,13 @@
 // gaussian_noise's host driver: the kernels' arithmetic (gaussian_noise.hpp) row by row, the row's
 // Philox blocks first (computed across pixels, so that they vectorise), then each value. With AVX2
-// the normals are read from the table with gathers, eight values at a time: the same binary32
-// operations lane by lane (the rare tail cells, 2 in 4096 draws, are redone one by one).
+// the normals are read from the table with gathers, eight values at a time (normal_cpu.hpp).
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/core/host_simd.hpp"
 #include "kernels/noise/gaussian_noise.hpp"
+#include "kernels/noise/normal_cpu.hpp"
 
 namespace aug::k::cpu {
 
@@ -49,41 +49,10 @@ AUG_CLONES void add_noise(const T* s, T* d, const float* __restrict z, int n, bo
 }
 
 #if defined(AUG_AVX2_PHILOX)
-// The inner cells' (a, b - a) side by side, b - a in binary32 as standard_normal computes it: one
-// 64-bit gather reads both.
-std::vector<float> cell_pairs(const float* normal) {
-  std::vector<float> p(2 * kNormalCells);
-  for (int i = 0; i < kNormalCells; ++i) {
-    p[2 * i] = normal[i];
-    p[2 * i + 1] = normal[i + 1] - normal[i];
-  }
-  return p;
-}
-
-// mean + sigma standard_normal(bits) for eight words: a + f (b - a) from the pairs, then any lane
-// in a tail cell (cell 0 or 4095) replaced by the scalar formula.
+// mean + sigma standard_normal(bits) for eight words.
 [[gnu::target("avx2"), gnu::always_inline]] inline __m256 normal8(const std::uint32_t* w, const float* pairs,
                                                                   const float* normal, __m256 mean, __m256 sigma) {
-  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-  const __m256i m = _mm256_srli_epi32(bits, 8);
-  const __m256i cell = _mm256_srli_epi32(m, 12);
-  const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(m, _mm256_set1_epi32(4095))),
-                                 _mm256_set1_ps(1.0f / 4096.0f));
-  // Lanes (0, 1, 4, 5) and (2, 3, 6, 7): shuffle_ps then puts them back in order.
-  const __m256i idx = _mm256_permute4x64_epi64(cell, 0xD8);
-  const auto* base = reinterpret_cast<const long long*>(pairs);
-  const __m256 lo = _mm256_castsi256_ps(_mm256_i32gather_epi64(base, _mm256_castsi256_si128(idx), 8));
-  const __m256 hi = _mm256_castsi256_ps(_mm256_i32gather_epi64(base, _mm256_extracti128_si256(idx, 1), 8));
-  const __m256 a = _mm256_shuffle_ps(lo, hi, 0x88), d = _mm256_shuffle_ps(lo, hi, 0xDD);
-  __m256 z = _mm256_add_ps(a, _mm256_mul_ps(f, d));
-  const __m256i edge = _mm256_or_si256(_mm256_cmpeq_epi32(cell, _mm256_setzero_si256()),
-                                       _mm256_cmpeq_epi32(cell, _mm256_set1_epi32(kNormalCells - 1)));
-  if (__builtin_expect(!_mm256_testz_si256(edge, edge), 0)) {
-    alignas(32) float zz[8];
-    for (int l = 0; l < 8; ++l) zz[l] = standard_normal(w[l], normal);
-    z = _mm256_load_ps(zz);
-  }
-  return _mm256_add_ps(mean, _mm256_mul_ps(sigma, z));
+  return _mm256_add_ps(mean, _mm256_mul_ps(sigma, standard_normal8(w, pairs, normal)));
 }
 
 [[gnu::target("avx2")]] void noise_values_avx2(const std::uint32_t* bits, float* z, int n, const float* pairs,
@@ -149,7 +118,7 @@ template <class T>
 #endif
 
 // The normals of n words (noise_values), or of RGB pixels' three words (noise_rgb), with AVX2 where
-// the machine has it; `pairs` from cell_pairs, empty without AVX2.
+// the machine has it; `pairs` from normal_cell_pairs, empty without AVX2.
 void noise_of_values(const std::uint32_t* bits, float* z, int n, const std::vector<float>& pairs, const float* normal,
                      float mean, float sigma) {
 #if defined(AUG_AVX2_PHILOX)
@@ -185,7 +154,7 @@ void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& a) {
   std::vector<std::uint32_t> words(3 * n), bits(n * C);
   std::vector<float> z(n * C);
 #if defined(AUG_AVX2_PHILOX)
-  const std::vector<float> pairs = host_has_avx2() ? gaussian_noise_cpu_impl::cell_pairs(a.normal)
+  const std::vector<float> pairs = host_has_avx2() ? normal_cell_pairs(a.normal)
                                                                        : std::vector<float>{};
 #else
   const std::vector<float> pairs;

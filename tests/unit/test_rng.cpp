@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 #include <vector>
 
 #include "kernels/core/host_simd.hpp"
+#include "kernels/noise/normal_cpu.hpp"
 #include "lib/core/rng.hpp"
+#include "lib/stages/noise/normal_table.hpp"
 
 namespace aug::test_rng {
 namespace {
@@ -124,6 +127,37 @@ TEST(Uniform01f, IsExactAndBelowOne) {
   EXPECT_LT(k::uniform01f(0xffffffffu), 1.f);
   EXPECT_EQ(k::uniform01f(0x80000000u), 0.5f);
 }
+
+#if defined(AUG_AVX2_PHILOX)
+// The host drivers' eight-lane standard normal against the scalar formula, bit for bit: every
+// sub-cell of both tail cells and of the cells next to them, each lane position, and Philox words.
+TEST(StandardNormal, EightLanesEqualTheScalarFormula) {
+  if (!k::cpu::host_has_avx2()) GTEST_SKIP() << "this processor has no AVX2: the drivers use the scalar formula";
+  const std::vector<float>& table = normal_table();
+  const std::vector<float> pairs = k::cpu::normal_cell_pairs(table.data());
+  std::vector<std::uint32_t> words;
+  for (const std::uint32_t cell : {0u, 1u, 2u, 2047u, 4093u, 4094u, 4095u})
+    for (std::uint32_t sub = 0; sub < 4096; ++sub)
+      words.push_back(((cell << 12 | sub) << 8) | (sub & 0xFF));
+  const k::KeyedStream stream{1, 2, 3, 4};
+  for (std::uint32_t i = 0; i < 20000; ++i) words.push_back(stream.block(i, 9).v[i % 4]);
+  // Tail words among inner ones at each lane position: the whole vector takes the scalar route.
+  for (int lane = 0; lane < 8; ++lane) {
+    std::vector<std::uint32_t> v(8, 0x80000000u);
+    v[lane] = 5u << 8;
+    words.insert(words.end(), v.begin(), v.end());
+  }
+  std::vector<float> z(words.size());
+  k::cpu::standard_normals_avx2(words.data(), z.data(), static_cast<int>(words.size()), pairs.data(), table.data());
+  long differ = 0;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const float want = k::standard_normal(words[i], table.data());
+    if (std::memcmp(&z[i], &want, sizeof want) != 0 && ++differ < 5)
+      ADD_FAILURE() << "word " << std::hex << words[i] << ": " << z[i] << " against " << want;
+  }
+  EXPECT_EQ(differ, 0);
+}
+#endif
 
 }  // namespace
 }  // namespace aug::test_rng
