@@ -1,9 +1,10 @@
 // hue_saturation_value's host driver: the kernels' arithmetic (hue_saturation_value.hpp) row by row.
-// A row's block pixels go in two passes: the integer conversion to HSV and the tables, then
-// hsv_to_rgb's block arithmetic eight pixels at a time where the processor has AVX2 and FMA (the
-// fused multiply-adds are OpenCV's own); the pixels after the blocks, and every pixel on other
+// A row's block pixels go eight at a time where the processor has AVX2 and FMA: the integer
+// conversion to HSV, the tables and hsv_to_rgb's block arithmetic (the fused multiply-adds are
+// OpenCV's own) in vector registers; the pixels after the blocks, and every pixel on other
 // processors, take the kernels' pixel function (there the C library's correctly rounded fmaf).
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "kernels/color/hue_saturation_value.hpp"
@@ -18,23 +19,46 @@ namespace aug::k::cpu {
 namespace hue_saturation_value_cpu_impl {
 namespace {
 
-// The HSV triples of n pixels, after the tables.
-void to_hsv(const std::uint8_t* p, int C, int n, const HsvArgs& a, std::int32_t* hs, std::int32_t* ss,
-            std::int32_t* vs) {
-  for (int x = 0; x < n; ++x, p += C) shifted_hsv(p[0], p[1], p[2], a, hs[x], ss[x], vs[x]);
-}
-
 #if defined(AUG_HSV_AVX2)
-// hsv_to_rgb's block arithmetic (block = true) on eight triples: the same binary32 operations, its
-// two fused multiply-adds as FMA instructions.
-[[gnu::target("avx2,fma")]] void block_rgb8(const std::int32_t* hs, const std::int32_t* ss, const std::int32_t* vs,
-                                             std::int32_t* rgb) {
-  const __m256 sf = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ss))),
-                                  _mm256_set1_ps(1.0f / 255.0f));
-  const __m256 vf = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(vs))),
-                                  _mm256_set1_ps(1.0f / 255.0f));
-  const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hs))),
-                                 _mm256_set1_ps(6.0f / 180.0f));
+// Eight pixels through hsv_to_rgb's block arithmetic (block = true) with AVX2: shifted_hsv's integer
+// conversion and tables lane by lane (gathers from the tables as 32-bit entries), then the same
+// binary32 operations, its two fused multiply-adds as FMA instructions. `s` and `d` point at the
+// first pixel (C = 3 or 4 channels); exactly the eight pixels are read and written.
+[[gnu::target("avx2,fma")]] void block8(const std::uint8_t* s, std::uint8_t* d, int C, const std::int32_t* sdiv,
+                                        const std::int32_t* hdiv, const std::int32_t* lut) {
+  // Pixel i in 32-bit lane i: RGBA as it is; RGB's 24 bytes by a masked load (the bytes after them
+  // are not touched), words 0-2 and 3-5 to the two halves, each pixel's three bytes to its lane.
+  __m256i w;
+  if (C == 4) {
+    w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+  } else {
+    w = _mm256_maskload_epi32(reinterpret_cast<const int*>(s), _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0));
+    w = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6));
+    w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,  //
+                                                0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
+  }
+  const __m256i byte = _mm256_set1_epi32(0xFF);
+  const __m256i r = _mm256_and_si256(w, byte), g = _mm256_and_si256(_mm256_srli_epi32(w, 8), byte),
+                b = _mm256_and_si256(_mm256_srli_epi32(w, 16), byte);
+  const __m256i v = _mm256_max_epi32(_mm256_max_epi32(r, g), b);
+  const __m256i diff = _mm256_sub_epi32(v, _mm256_min_epi32(_mm256_min_epi32(r, g), b));
+  const __m256i round = _mm256_set1_epi32(1 << 11);
+  const __m256i sat = _mm256_srai_epi32(
+      _mm256_add_epi32(_mm256_mullo_epi32(diff, _mm256_i32gather_epi32(sdiv, v, 4)), round), 12);
+  // h' = g - b (v == r), b - r + 2d (v == g), r - g + 4d (otherwise): the first that holds.
+  const __m256i hr = _mm256_sub_epi32(g, b);
+  const __m256i hg = _mm256_add_epi32(_mm256_sub_epi32(b, r), _mm256_slli_epi32(diff, 1));
+  const __m256i hb = _mm256_add_epi32(_mm256_sub_epi32(r, g), _mm256_slli_epi32(diff, 2));
+  __m256i h = _mm256_blendv_epi8(_mm256_blendv_epi8(hb, hg, _mm256_cmpeq_epi32(v, g)), hr, _mm256_cmpeq_epi32(v, r));
+  h = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(h, _mm256_i32gather_epi32(hdiv, diff, 4)), round), 12);
+  h = _mm256_add_epi32(h, _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), h), _mm256_set1_epi32(180)));
+  const __m256i hs = _mm256_i32gather_epi32(lut, h, 4);
+  const __m256i ss = _mm256_i32gather_epi32(lut + 256, sat, 4);
+  const __m256i vs = _mm256_i32gather_epi32(lut + 512, v, 4);
+
+  const __m256 sf = _mm256_mul_ps(_mm256_cvtepi32_ps(ss), _mm256_set1_ps(1.0f / 255.0f));
+  const __m256 vf = _mm256_mul_ps(_mm256_cvtepi32_ps(vs), _mm256_set1_ps(1.0f / 255.0f));
+  const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(hs), _mm256_set1_ps(6.0f / 180.0f));
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 pre = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(t));
   const __m256 f = _mm256_sub_ps(t, pre);
@@ -51,17 +75,31 @@ void to_hsv(const std::uint8_t* p, int C, int n, const HsvArgs& a, std::int32_t*
   const __m256 s4 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(4)));
   // Sectors 0 .. 5: (vf, u, p), (q, vf, p), (p, vf, u), (p, q, vf), (u, p, vf), (vf, p, q);
   // blendv(no, yes, mask).
-  const __m256 r = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(vf, u, s4), p, _mm256_or_ps(s2, s3)), q, s1);
-  const __m256 g = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p, q, s3), vf, _mm256_or_ps(s1, s2)), u, s0);
-  const __m256 b = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(q, vf, _mm256_or_ps(s3, s4)), u, s2), p,
-                                    _mm256_or_ps(s0, s1));
+  const __m256 rf = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(vf, u, s4), p, _mm256_or_ps(s2, s3)), q, s1);
+  const __m256 gf = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p, q, s3), vf, _mm256_or_ps(s1, s2)), u, s0);
+  const __m256 bf = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(q, vf, _mm256_or_ps(s3, s4)), u, s2), p,
+                                     _mm256_or_ps(s0, s1));
   const __m256 scale = _mm256_set1_ps(255.0f);
-  const __m256i lo = _mm256_setzero_si256(), hi = _mm256_set1_epi32(255);
-  const __m256 o[3] = {r, g, b};
-  for (int c = 0; c < 3; ++c) {
-    const __m256i k = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(o[c], scale)), lo), hi);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(rgb + 8 * c), k);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i r8 = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(rf, scale)), zero), byte);
+  const __m256i g8 = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(gf, scale)), zero), byte);
+  const __m256i b8 = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(bf, scale)), zero), byte);
+  // Each pixel as one 32-bit word r | g << 8 | b << 16 (| alpha << 24), then 4 or 3 bytes of each.
+  __m256i px = _mm256_or_si256(_mm256_or_si256(r8, _mm256_slli_epi32(g8, 8)), _mm256_slli_epi32(b8, 16));
+  if (C == 4) {
+    px = _mm256_or_si256(px, _mm256_and_si256(w, _mm256_set1_epi32(static_cast<int>(0xFF000000u))));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), px);
+    return;
   }
+  const __m256i pack3 = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+  px = _mm256_shuffle_epi8(px, pack3);
+  const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(d), lo);
+  const int lo_tail = _mm_extract_epi32(lo, 2), hi_tail = _mm_extract_epi32(hi, 2);
+  std::memcpy(d + 8, &lo_tail, 4);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 12), hi);
+  std::memcpy(d + 20, &hi_tail, 4);
 }
 
 bool has_avx2_fma() {
@@ -78,30 +116,18 @@ void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, c
   int block_end = 0;  // pixels before it done eight at a time
 #if defined(AUG_HSV_AVX2)
   if (hue_saturation_value_cpu_impl::has_avx2_fma()) block_end = width / kHsvBlock * kHsvBlock;
+  std::vector<std::int32_t> lut(a.lut, a.lut + 3 * 256);  // the tables as 32-bit entries, for gathers
 #endif
-  std::vector<std::int32_t> hsv(3 * static_cast<std::size_t>(kHsvBlock));
-  std::int32_t rgb[24];
+  const int blocks = width / kHsvBlock * kHsvBlock;
   for (int y = 0; y < in.height; ++y) {
     const std::uint8_t* s = in.row(y);
     std::uint8_t* d = out.row(y);
+    int x = 0;
 #if defined(AUG_HSV_AVX2)
-    for (int x0 = 0; x0 < block_end; x0 += kHsvBlock) {
-      std::int32_t* hs = hsv.data();
-      hue_saturation_value_cpu_impl::to_hsv(s + x0 * C, C, kHsvBlock, a, hs, hs + kHsvBlock, hs + 2 * kHsvBlock);
-      for (int k = 0; k < kHsvBlock; k += 8) {
-        hue_saturation_value_cpu_impl::block_rgb8(hs + k, hs + kHsvBlock + k, hs + 2 * kHsvBlock + k, rgb);
-        for (int i = 0; i < 8; ++i) {
-          std::uint8_t* px = d + (x0 + k + i) * C;
-          px[0] = static_cast<std::uint8_t>(rgb[i]);
-          px[1] = static_cast<std::uint8_t>(rgb[8 + i]);
-          px[2] = static_cast<std::uint8_t>(rgb[16 + i]);
-          if (C == 4) px[3] = s[(x0 + k + i) * C + 3];
-        }
-      }
-    }
+    for (; x < block_end; x += 8)
+      hue_saturation_value_cpu_impl::block8(s + x * C, d + x * C, C, a.sdiv, a.hdiv, lut.data());
 #endif
-    const int blocks = width / kHsvBlock * kHsvBlock;
-    for (int x = block_end; x < width; ++x) hsv_pixel(s + x * C, d + x * C, C, a, x < blocks);
+    for (; x < width; ++x) hsv_pixel(s + x * C, d + x * C, C, a, x < blocks);
   }
 }
 
