@@ -130,7 +130,7 @@ AUG_CLONES void saturation_row(float* r, float* g, float* b, int n, float f, flo
 
 void hue_row(float* r, float* g, float* b, int n, float hue) {
 #if defined(AUG_JITTER_AVX2)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = host_has_avx2();
   if (avx2) return hue_row_avx2(r, g, b, n, hue);
 #endif
   for (int i = 0; i < n; ++i) {

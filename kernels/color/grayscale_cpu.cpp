@@ -81,7 +81,7 @@ struct Shuffles {
 template <class T>
 void grayscale(View<const T> in, View<T> out) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = host_has_avx2();
 #endif
   for (int y = 0; y < out.height; ++y) {
     if (in.channels == 4) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/color/hue_saturation_value.hpp"
+#include "kernels/core/host_simd.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -103,7 +104,7 @@ namespace {
 }
 
 bool has_avx2_fma() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool yes = host_has_avx2() && __builtin_cpu_supports("fma");
   return yes;
 }
 #endif

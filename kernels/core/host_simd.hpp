@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -248,10 +249,21 @@ struct PhiloxState16 {
 }
 #endif
 
-// Whether the machine has AVX2 / AVX-512F (the vector drivers' runtime dispatch).
+// Whether the hand-written vector paths may run: not when the environment sets
+// AUGMENT_HOST_SIMD=off, so that the tests run every driver's portable path too (the loops the
+// compiler vectorises itself, AUG_CLONES, are the same source either way).
+[[maybe_unused]] bool host_vectors_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("AUGMENT_HOST_SIMD");
+    return !(e && std::strcmp(e, "off") == 0);
+  }();
+  return on;
+}
+
+// Whether the machine has AVX2 / AVX-512F (the vector drivers' runtime dispatch), and they may run.
 [[maybe_unused]] bool host_has_avx2() {
 #if defined(AUG_AVX2_PHILOX)
-  static const bool yes = __builtin_cpu_supports("avx2");
+  static const bool yes = host_vectors_on() && __builtin_cpu_supports("avx2");
   return yes;
 #else
   return false;
@@ -259,7 +271,7 @@ struct PhiloxState16 {
 }
 [[maybe_unused]] bool host_has_avx512() {
 #if defined(AUG_AVX2_PHILOX)
-  static const bool yes = __builtin_cpu_supports("avx512f");
+  static const bool yes = host_vectors_on() && __builtin_cpu_supports("avx512f");
   return yes;
 #else
   return false;

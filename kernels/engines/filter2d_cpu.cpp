@@ -67,7 +67,7 @@ using FmaRow = void (*)(float*, const float*, int, float);
 
 FmaRow pick_fma_row() {
 #if defined(AUG_FILTER2D_FMA)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return fma_row_fma3;
+  if (host_has_avx2() && __builtin_cpu_supports("fma")) return fma_row_fma3;
 #endif
   return fma_row_portable;
 }

@@ -286,7 +286,7 @@ template <class T, class S>
 
 bool has_avx2() {
 #if defined(AUG_UNSHARP_AVX2)
-  static const bool yes = __builtin_cpu_supports("avx2");
+  static const bool yes = host_has_avx2();
   return yes;
 #else
   return false;

@@ -59,7 +59,7 @@ template <int C, int M>
   iso_row<C, M>(s, d, w0, w1, width, t, a);
 }
 bool has_avx2_fma() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool yes = host_has_avx2() && __builtin_cpu_supports("fma");
   return yes;
 }
 #endif

@@ -12,6 +12,7 @@
 #endif
 
 #include "kernels/weather/snow.hpp"
+#include "kernels/core/host_simd.hpp"
 
 namespace aug::k::cpu {
 
@@ -20,7 +21,7 @@ namespace {
 
 #if defined(AUG_SNOW_AVX2)
 bool snow_has_avx2_fma() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool yes = host_has_avx2() && __builtin_cpu_supports("fma");
   return yes;
 }
 
