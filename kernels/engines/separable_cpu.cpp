@@ -22,40 +22,93 @@ AUG_CLONES void mac_row(std::int32_t* acc, const std::uint8_t* s, int n, std::in
 AUG_CLONES void mac_row(std::int32_t* acc, const std::uint16_t* s, int n, std::int32_t w) {
   for (int i = 0; i < n; ++i) acc[i] += w * static_cast<std::int32_t>(s[i]);
 }
-// 8-bit images with non-negative 8-bit weights summing to 256: every partial sum is <= 65280.
-AUG_CLONES void mac_row(std::uint16_t* acc, const std::uint8_t* s, int n, std::int32_t w) {
-  const auto w16 = static_cast<std::uint16_t>(w);
-  for (int i = 0; i < n; ++i) acc[i] = static_cast<std::uint16_t>(acc[i] + w16 * s[i]);
-}
-// Symmetric kernels, one weight for two taps: w <= 128 and a + b <= 510, so still <= 65280.
-AUG_CLONES void mac_pair_row(std::uint16_t* acc, const std::uint8_t* a, const std::uint8_t* b, int n, std::int32_t w) {
-  const auto w16 = static_cast<std::uint16_t>(w);
-  for (int i = 0; i < n; ++i) acc[i] = static_cast<std::uint16_t>(acc[i] + w16 * (a[i] + b[i]));
-}
+// 8-bit images with non-negative 8-bit weights summing to 256 (bilinear, nearest, blur): every
+// vertical sum fits in 16 bits (<= 255 * 256 = 65280) and every horizontal one in 32. Both passes
+// keep their sums in registers, a block of values at a time, all taps inside; with AVX2 16 values
+// at a time (the same exact integers).
 
-// out[i] = sum_k w[k] * m[i + k * step]; 8-bit images with 8-bit weights (<= 256 * 65280: fits)
-AUG_CLONES void conv_row_u16(std::uint32_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps, int step) {
-  for (int i = 0; i < n; ++i) out[i] = 0;
-  for (int k = 0; k < taps; ++k) {
-    const auto wk = static_cast<std::uint32_t>(w[k]);
-    const std::uint16_t* mk = m + k * step;
-    for (int i = 0; i < n; ++i) out[i] += wk * mk[i];
+// mid[i] = sum_k w[k] rows[k][i], exact in 16 bits.
+void vertical_u16_scalar(std::uint16_t* mid, const std::uint8_t* const* rows, const std::int32_t* w, int taps, int i,
+                         int n) {
+  for (; i < n; ++i) {
+    std::uint32_t a = 0;
+    for (int k = 0; k < taps; ++k) a += static_cast<std::uint32_t>(w[k]) * rows[k][i];
+    mid[i] = static_cast<std::uint16_t>(a);
   }
 }
 
-// The same for symmetric weights (w[k] == w[taps-1-k]): one multiply per pair of taps.
-AUG_CLONES void conv_row_symmetric(std::uint32_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps,
-                                   int step) {
-  const int r = taps / 2;
-  const auto wc = static_cast<std::uint32_t>(w[r]);
-  const std::uint16_t* mc = m + r * step;
-  for (int i = 0; i < n; ++i) out[i] = wc * mc[i];
-  for (int k = 0; k < r; ++k) {
-    const auto wk = static_cast<std::uint32_t>(w[k]);
-    const std::uint16_t* a = m + k * step;
-    const std::uint16_t* b = m + (taps - 1 - k) * step;
-    for (int i = 0; i < n; ++i) out[i] += wk * (static_cast<std::uint32_t>(a[i]) + b[i]);
+// out[i] = (sum_k w[k] m[i + k step] + 2^15) >> 16: the weights total 256, so the result is <= 255.
+void horizontal_u8_scalar(std::uint8_t* out, const std::uint16_t* m, const std::int32_t* w, int taps, int step, int i,
+                          int n) {
+  for (; i < n; ++i) {
+    std::uint32_t a = 32768u;
+    for (int k = 0; k < taps; ++k) a += static_cast<std::uint32_t>(w[k]) * m[i + k * step];
+    out[i] = static_cast<std::uint8_t>(a >> 16);
   }
+}
+
+#if defined(AUG_AVX2_PHILOX)
+[[gnu::target("avx2")]] void vertical_u16_avx2(std::uint16_t* mid, const std::uint8_t* const* rows,
+                                               const std::int32_t* w, int taps, int n) {
+  int i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
+    for (int k = 0; k < taps; ++k) {
+      const __m256i wk = _mm256_set1_epi16(static_cast<short>(w[k]));
+      const __m256i v0 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[k] + i)));
+      const __m256i v1 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[k] + i + 16)));
+      a0 = _mm256_add_epi16(a0, _mm256_mullo_epi16(v0, wk));
+      a1 = _mm256_add_epi16(a1, _mm256_mullo_epi16(v1, wk));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(mid + i), a0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(mid + i + 16), a1);
+  }
+  vertical_u16_scalar(mid, rows, w, taps, i, n);
+}
+
+// 16 outputs: two taps at a time, their values side by side (unpacked within the 128-bit lanes;
+// packus_epi32 puts the lanes' values back in order) and one multiply-add of 16-bit pairs for both.
+// The values (<= 65280) do not fit a signed 16-bit lane, so they enter offset by -32768 and the sums
+// get 32768 sum(w) back: the same integers.
+[[gnu::target("avx2")]] void horizontal_u8_avx2(std::uint8_t* out, const std::uint16_t* m, int n, const std::int32_t* w,
+                                                int taps, int step) {
+  std::int32_t total = 0;
+  for (int k = 0; k < taps; ++k) total += w[k];
+  const __m256i base = _mm256_set1_epi32(32768 * total + 32768), offset = _mm256_set1_epi16(-32768);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256i lo = base, hi = base;
+    for (int k = 0; k < taps; k += 2) {
+      const bool pair = k + 1 < taps;
+      const __m256i a = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(m + i + k * step)), offset);
+      const __m256i b =
+          pair ? _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(m + i + (k + 1) * step)), offset)
+               : _mm256_setzero_si256();
+      const __m256i wk = _mm256_set1_epi32(static_cast<std::int32_t>(
+          (static_cast<std::uint32_t>(pair ? w[k + 1] : 0) << 16) | static_cast<std::uint32_t>(w[k])));
+      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wk));
+      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wk));
+    }
+    const __m256i words = _mm256_packus_epi32(_mm256_srli_epi32(lo, 16), _mm256_srli_epi32(hi, 16));
+    const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(words, words), 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(bytes));
+  }
+  horizontal_u8_scalar(out, m, w, taps, step, i, n);
+}
+#endif
+
+void vertical_u16(std::uint16_t* mid, const std::uint8_t* const* rows, const std::int32_t* w, int taps, int n) {
+#if defined(AUG_AVX2_PHILOX)
+  if (host_has_avx2()) return vertical_u16_avx2(mid, rows, w, taps, n);
+#endif
+  vertical_u16_scalar(mid, rows, w, taps, 0, n);
+}
+
+void horizontal_u8(std::uint8_t* out, const std::uint16_t* m, int n, const std::int32_t* w, int taps, int step) {
+#if defined(AUG_AVX2_PHILOX)
+  if (host_has_avx2()) return horizontal_u8_avx2(out, m, n, w, taps, step);
+#endif
+  horizontal_u8_scalar(out, m, w, taps, step, 0, n);
 }
 
 // acc[i] = w * s[i] (the first tap of a row, instead of clearing and adding)
@@ -119,18 +172,6 @@ bool gather_row_any(T* dst, const std::int32_t* mid, const AxisTaps& h, int widt
   }
 }
 
-bool symmetric(const std::int32_t* w, int taps) {
-  if (taps % 2 == 0) return false;
-  for (int k = 0; k < taps / 2; ++k)
-    if (w[k] != w[taps - 1 - k]) return false;
-  return true;
-}
-
-// The sums of non-negative weights totalling 2^16 over samples <= 255 round to <= 255: no clamp.
-AUG_CLONES void finish_row(std::uint8_t* out, const std::uint32_t* acc, int n) {
-  for (int i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>((acc[i] + 32768u) >> 16);
-}
-
 template <int C>
 void bilinear_row(std::uint8_t* out, const std::uint16_t* mid, const std::int32_t* index, const std::int32_t* w, int x0,
                   int x1, int cmin) {
@@ -140,6 +181,52 @@ void bilinear_row(std::uint8_t* out, const std::uint16_t* mid, const std::int32_
     const auto a = static_cast<std::uint32_t>(w[2 * x]), b = static_cast<std::uint32_t>(w[2 * x + 1]);
     for (int c = 0; c < C; ++c) out[x * C + c] = static_cast<std::uint8_t>((a * m0[c] + b * m1[c] + 32768u) >> 16);
   }
+}
+
+#if defined(AUG_AVX2_PHILOX)
+// bilinear_row for 3 or 4 channels, a pixel per 128-bit vector: where its two taps are neighbouring
+// columns, one load reads both pixels' values; each channel's pair goes side by side and one
+// multiply-add of 16-bit pairs makes its sum. The values (<= 65280) do not fit a signed 16-bit lane,
+// so they enter offset by -32768 and the sum gets 32768 (a + b) back: the same integers. `mid` must
+// be readable 8 values past the last pixel's second tap; an RGB pixel is written as 4 bytes, the
+// 4th rewritten by the next pixel, so the row's last pixel takes the scalar path.
+template <int C>
+[[gnu::target("avx2")]] void bilinear_row_avx2(std::uint8_t* out, const std::uint16_t* mid, const std::int32_t* index,
+                                               const std::int32_t* w, int width, int cmin) {
+  static_assert(C == 3 || C == 4);
+  const __m128i pairs = C == 3 ? _mm_setr_epi8(0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11, -1, -1, -1, -1)
+                               : _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+  const __m128i offset = C == 3 ? _mm_setr_epi16(-32768, -32768, -32768, -32768, -32768, -32768, 0, 0)
+                                : _mm_set1_epi16(-32768);
+  const int last = C == 3 ? width - 1 : width;
+  for (int x = 0; x < last; ++x) {
+    const int i0 = index[2 * x], i1 = index[2 * x + 1];
+    const std::int32_t a = w[2 * x], b = w[2 * x + 1];
+    if (i1 != i0 + 1) {
+      bilinear_row<C>(out, mid, index, w, x, x + 1, cmin);
+      continue;
+    }
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mid + (i0 - cmin) * C));
+    const __m128i s = _mm_xor_si128(_mm_shuffle_epi8(v, pairs), offset);
+    __m128i sum = _mm_madd_epi16(s, _mm_set1_epi32(static_cast<std::int32_t>((static_cast<std::uint32_t>(b) << 16) |
+                                                                            static_cast<std::uint32_t>(a))));
+    sum = _mm_srli_epi32(_mm_add_epi32(sum, _mm_set1_epi32(32768 * (a + b) + 32768)), 16);
+    const int px = _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packus_epi32(sum, sum), sum));
+    std::memcpy(out + x * C, &px, 4);
+  }
+  bilinear_row<C>(out, mid, index, w, last, width, cmin);
+}
+#endif
+
+// bilinear_row with the vector path where it has one (3 and 4 channels, AVX2).
+template <int C>
+void bilinear_row_any(std::uint8_t* out, const std::uint16_t* mid, const std::int32_t* index, const std::int32_t* w,
+                      int width, int cmin) {
+#if defined(AUG_AVX2_PHILOX)
+  if constexpr (C == 3 || C == 4)
+    if (host_has_avx2()) return bilinear_row_avx2<C>(out, mid, index, w, width, cmin);
+#endif
+  bilinear_row<C>(out, mid, index, w, 0, width, cmin);
 }
 
 // The horizontal taps of a blur are a plain convolution away from the borders: outputs [x0, x1)
@@ -301,8 +388,9 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
     cmax = std::max(cmax, h.index[i]);
   }
   const int n_mid = (cmax - cmin + 1) * C;
-  std::vector<M> mid(static_cast<std::size_t>(n_mid));
-  std::vector<std::uint32_t> acc(narrow ? static_cast<std::size_t>(out.width) * C : 0);
+  std::vector<M> mid(static_cast<std::size_t>(n_mid) + 8);  // + 8: bilinear_row_avx2 reads past the last pixel
+  std::vector<const std::uint8_t*> rows(narrow ? static_cast<std::size_t>(v.taps) : 0);
+  std::vector<std::int32_t> row_weights(rows.size());
   const ConvRange conv = narrow ? conv_range(h, out.width, false) : ConvRange{};
 
   // Wide intermediates: every partial sum of the horizontal pass is bounded by the largest
@@ -331,25 +419,19 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
     // Vertical pass over the contiguous source columns the horizontal taps need.
     const std::int32_t* vw = v.iweight + y * v.taps;
     const std::int32_t* vi = v.index + y * v.taps;
-    int t = 0;
-    if constexpr (!narrow) {
-      mul_row(mid.data(), in.row(vi[0]) + cmin * C, n_mid, vw[0]);
-      t = 1;
-    } else {
-      std::fill(mid.begin(), mid.end(), M{0});
-    }
     if constexpr (narrow) {
-      if (symmetric(vw, v.taps)) {  // regrouping exact integer terms: any row indices
-        for (; t < v.taps / 2; ++t)
-          if (vw[t] != 0)
-            mac_pair_row(mid.data(), in.row(vi[t]) + cmin * C, in.row(vi[v.taps - 1 - t]) + cmin * C, n_mid, vw[t]);
-        t = v.taps / 2;  // the centre tap, then done
-        mac_row(mid.data(), in.row(vi[t]) + cmin * C, n_mid, vw[t]);
-        t = v.taps;
-      }
+      int used = 0;
+      for (int t = 0; t < v.taps; ++t)
+        if (vw[t] != 0) {
+          rows[used] = in.row(vi[t]) + cmin * C;
+          row_weights[used++] = vw[t];
+        }
+      vertical_u16(mid.data(), rows.data(), row_weights.data(), used, n_mid);
+    } else {
+      mul_row(mid.data(), in.row(vi[0]) + cmin * C, n_mid, vw[0]);
+      for (int t = 1; t < v.taps; ++t)
+        if (vw[t] != 0) mac_row(mid.data(), in.row(vi[t]) + cmin * C, n_mid, vw[t]);
     }
-    for (; t < v.taps; ++t)
-      if (vw[t] != 0) mac_row(mid.data(), in.row(vi[t]) + cmin * C, n_mid, vw[t]);
     // Horizontal pass.
     T* dst = out.row(y);
     int x = 0;
@@ -375,15 +457,13 @@ void separable_integer(View<const T> in, View<T> out, const AxisTaps& h, const A
         const int n = (conv.x1 - conv.x0) * C;
         const std::int32_t* w = h.iweight + conv.x0 * h.taps;
         const std::uint16_t* m = mid.data() + (conv.x0 - conv.r - cmin) * C;
-        if (symmetric(w, h.taps)) conv_row_symmetric(acc.data(), m, n, w, h.taps, C);
-        else conv_row_u16(acc.data(), m, n, w, h.taps, C);
-        finish_row(dst + conv.x0 * C, acc.data(), n);
+        horizontal_u8(dst + conv.x0 * C, m, n, w, h.taps, C);
         x = conv.x1;
       } else if (h.taps == 2) {
         switch (C) {
           case 1: bilinear_row<1>(dst, mid.data(), h.index, h.iweight, 0, out.width, cmin); break;
-          case 3: bilinear_row<3>(dst, mid.data(), h.index, h.iweight, 0, out.width, cmin); break;
-          case 4: bilinear_row<4>(dst, mid.data(), h.index, h.iweight, 0, out.width, cmin); break;
+          case 3: bilinear_row_any<3>(dst, mid.data(), h.index, h.iweight, out.width, cmin); break;
+          case 4: bilinear_row_any<4>(dst, mid.data(), h.index, h.iweight, out.width, cmin); break;
           default: break;
         }
         if (C == 1 || C == 3 || C == 4) x = out.width;

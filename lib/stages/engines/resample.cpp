@@ -282,7 +282,7 @@ class ResampleOp final : public Op {
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     const bool integer = out_shape().dtype != DType::F32;
-    // On the CPU backend three cases call cv::resize, which computes the same values there
+    // On the CPU backend two cases call cv::resize, which computes the same values there
     // (docs/stages/geometry.md#resize; tests/stages/test_resize.cpp holds them equal to the kernels).
     // Area halving both sides of an 8- or 16-bit image with 1, 3 or 4 channels: every output is
     // (a + b + c + d + 2) >> 2 of its 2x2 cell, INTER_AREA's fast path.
@@ -293,14 +293,14 @@ class ResampleOp final : public Op {
                  cv::INTER_AREA);
       return;
     }
-    // 8-bit bilinear is cv::resize INTER_LINEAR_EXACT to the bit (same tables, same sums); nearest
-    // (not the centred one of label maps) is INTER_NEAREST's pixel copy for 8- and 16-bit images.
-    const bool bilinear8 = interp_ == Interp::Bilinear && out_shape().dtype == DType::U8;
+    // Nearest (not the centred one of label maps) is INTER_NEAREST's pixel copy for 8- and 16-bit
+    // images. 8-bit bilinear, cv::resize INTER_LINEAR_EXACT to the bit (same tables, same sums), runs
+    // the separable engine's own driver, which is faster than that call (docs/performance.md).
     const bool nearest = interp_ == Interp::Nearest && !centred_ && integer;
-    if (ctx.cpu() && (bilinear8 || nearest)) {
+    if (ctx.cpu() && nearest) {
       cv::Mat dst = as_mat(out);
       cv::resize(as_mat(in)(cv::Rect(window_.x, window_.y, window_.width, window_.height)), dst, dst.size(), 0, 0,
-                 bilinear8 ? cv::INTER_LINEAR_EXACT : cv::INTER_NEAREST);
+                 cv::INTER_NEAREST);
       return;
     }
     run_separable(ctx, in, out, axis_h(), axis_v(), resize_frac_bits(interp_, out_shape().dtype));

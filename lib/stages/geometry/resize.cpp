@@ -108,11 +108,11 @@ range), then the interpolation (if a list).
   `sx >= src - 1`. Within 1 of INTER_AREA (OpenCV accumulates in float and picks the mode for both
   axes at once; mixed shrink/enlarge is not compared). An exact 2x shrink gives 8-bit weights 1024,
   1024, hence `(a + b + c + d + 2) >> 2`, OpenCV's fast path (16-bit: 8192, 8192, the same sum).
-- **CPU backend**: where OpenCV computes these very values it calls `cv::resize` on the window:
-  8-bit bilinear (`INTER_LINEAR_EXACT`), nearest on 8- and 16-bit images (`INTER_NEAREST`, a pixel
-  copy; not the centred nearest of label maps), and area halving both sides of an 8- or 16-bit image
-  with 1, 3 or 4 channels (`INTER_AREA`, its `(a + b + c + d + 2) >> 2` path). Everything else runs the
-  separable engine's host driver. The `*EqualsTheKernels` tests in `tests/stages/test_resize.cpp` hold each
+- **CPU backend**: where OpenCV computes these very values faster it calls `cv::resize` on the
+  window: nearest on 8- and 16-bit images (`INTER_NEAREST`, a pixel copy; not the centred nearest of
+  label maps), and area halving both sides of an 8- or 16-bit image with 1, 3 or 4 channels
+  (`INTER_AREA`, its `(a + b + c + d + 2) >> 2` path). Everything else, 8-bit bilinear included (the
+  values of `INTER_LINEAR_EXACT`, about 0.8x its time), runs the separable engine's host driver. The `*EqualsTheKernels` tests in `tests/stages/test_resize.cpp` hold each
   equal to the kernels run on the host.
 - 16-bit images: the same tables with `F = 14`; float images: binary32 weights.
 )md",
