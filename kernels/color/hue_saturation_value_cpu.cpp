@@ -8,19 +8,14 @@
 #include <vector>
 
 #include "kernels/color/hue_saturation_value.hpp"
-#include "kernels/core/host_simd.hpp"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define AUG_HSV_AVX2 1
-#endif
+#include "kernels/core/host_simd.hpp"  // AUG_AVX2_PHILOX: x86-64 with the intrinsics
 
 namespace aug::k::cpu {
 
 namespace hue_saturation_value_cpu_impl {
 namespace {
 
-#if defined(AUG_HSV_AVX2)
+#if defined(AUG_AVX2_PHILOX)
 // Eight pixels through hsv_to_rgb's block arithmetic (block = true) with AVX2: shifted_hsv's integer
 // conversion and tables lane by lane (gathers from the tables as 32-bit entries), then the same
 // binary32 operations, its two fused multiply-adds as FMA instructions. `s` and `d` point at the
@@ -115,7 +110,7 @@ bool has_avx2_fma() {
 void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, const HsvArgs& a) {
   const int C = in.channels, width = in.width;
   int block_end = 0;  // pixels before it done eight at a time
-#if defined(AUG_HSV_AVX2)
+#if defined(AUG_AVX2_PHILOX)
   if (hue_saturation_value_cpu_impl::has_avx2_fma()) block_end = width / kHsvBlock * kHsvBlock;
   std::vector<std::int32_t> lut(a.lut, a.lut + 3 * 256);  // the tables as 32-bit entries, for gathers
 #endif
@@ -124,7 +119,7 @@ void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, c
     const std::uint8_t* s = in.row(y);
     std::uint8_t* d = out.row(y);
     int x = 0;
-#if defined(AUG_HSV_AVX2)
+#if defined(AUG_AVX2_PHILOX)
     for (; x < block_end; x += 8)
       hue_saturation_value_cpu_impl::block8(s + x * C, d + x * C, C, a.sdiv, a.hdiv, lut.data());
 #endif

@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 #include <cstring>
@@ -37,7 +36,8 @@ class LargeBuffers {
   static constexpr std::size_t kMin = std::size_t{1} << 20;
   static constexpr std::size_t kPooled = std::size_t{32} << 20;  // free bytes kept at most
 
-  void* take(std::size_t bytes) {
+  // A buffer of at least `bytes`, and its size (give it back with that size).
+  std::pair<void*, std::size_t> take(std::size_t bytes) {
     {
       std::lock_guard lk(m_);
       std::size_t best = free_.size();
@@ -46,27 +46,20 @@ class LargeBuffers {
             (best == free_.size() || free_[i].second < free_[best].second))
           best = i;
       if (best != free_.size()) {
-        void* p = free_[best].first;
-        pooled_ -= free_[best].second;
-        sizes_[p] = free_[best].second;
+        const auto taken = free_[best];
+        pooled_ -= taken.second;
         free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
-        return p;
+        return taken;
       }
     }
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    std::lock_guard lk(m_);
-    sizes_[p] = bytes;
-    return p;
+    return {p, bytes};
   }
 
-  void give(void* p) {
-    std::size_t bytes;
+  void give(void* p, std::size_t bytes) {
     {
       std::lock_guard lk(m_);
-      const auto it = sizes_.find(p);
-      bytes = it->second;
-      sizes_.erase(it);
       if (pooled_ + bytes <= kPooled) {
         free_.emplace_back(p, bytes);
         pooled_ += bytes;
@@ -79,7 +72,6 @@ class LargeBuffers {
  private:
   std::mutex m_;
   std::vector<std::pair<void*, std::size_t>> free_;
-  std::unordered_map<void*, std::size_t> sizes_;
   std::size_t pooled_ = 0;
 };
 
@@ -96,8 +88,9 @@ Image::Image(const Shape& shape) : shape_(shape) {
   const std::size_t alloc = ((bytes ? bytes : 1) + 63) / 64 * 64;
 #ifndef __SANITIZE_ADDRESS__  // AddressSanitizer checks the allocator's blocks, not mapped ones
   if (alloc >= LargeBuffers::kMin) {
-    data_ = std::shared_ptr<std::uint8_t[]>(static_cast<std::uint8_t*>(large_buffers().take(alloc)),
-                                            [](std::uint8_t* q) { large_buffers().give(q); });
+    const auto [p, size] = large_buffers().take(alloc);
+    data_ = std::shared_ptr<std::uint8_t[]>(static_cast<std::uint8_t*>(p),
+                                            [size = size](std::uint8_t* q) { large_buffers().give(q, size); });
     return;
   }
 #endif

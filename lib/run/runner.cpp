@@ -703,7 +703,7 @@ RunSummary run(const Pipeline& pipeline, const RunOptions& o) {
       else spdlog::info("{}", line);
     }
   }
-  {
+  if (whole_list && o.shard_count > 1) {  // otherwise the listing kept only this shard's inputs
     std::size_t kept = 0;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (!in_shard(inputs[i].rel, o.shard_index, o.shard_count)) continue;
