@@ -19,7 +19,7 @@ AUG_HD void roundtrip_block(const std::uint8_t* src, std::uint8_t* dst, int pitc
 
 // Plane geometry: luma padded to multiples of 8; chroma 4:2:0 planes of 8 ceil(W/16) x 8 ceil(H/16).
 struct LibjpegPlanes {
-  AUG_FIELDS(LibjpegPlanes, w8, h8, wc, hc, cw, ch, y, cb, cr, yd, cbd, crd)
+  AUG_FIELDS(LibjpegPlanes, w, h, w8, h8, wc, hc, cw, ch, y, cb, cr, yd, cbd, crd)
   int w, h, w8, h8, wc, hc, cw, ch;  // image; luma plane; chroma plane; real chroma size
   std::uint8_t *y, *cb, *cr, *yd, *cbd, *crd;
 

@@ -4,10 +4,16 @@
 //    allocations. An allocation is poisoned (every byte 0xFF) when made and when the backend
 //    invalidates it, ends at a guard page, and is made inaccessible when freed (its addresses are
 //    never reused), so uninitialised reads give wrong pixels and a use after free faults.
+//  - Red zones. The bytes of an allocation's pages before it, and after it up to the next 256,
+//    hold a canary that is checked after every launch: a kernel that wrote out of its buffer is
+//    named, with the allocation and the byte.
 //  - Checked launches. Every pointer member of a kernel functor (declared with AUG_FIELDS, down
 //    to nested records) is checked: one that points into host memory (heap, stack, a static
-//    table), into pinned staging, into another emulated device or into freed memory fails the
-//    launch, naming the kernel and the member.
+//    table), into pinned staging, into another emulated device or into freed memory, or that is
+//    not aligned for what it points to, fails the launch, naming the kernel and the member.
+//  - The GPU's launch geometry. A launch runs block by block with the thread indices, grid caps
+//    and stride loops a GPU gives it (kernels/core/launch.hpp), its blocks in a shuffled order, so
+//    a kernel whose threads depend on each other's writes gives wrong pixels here too.
 //  - Deferred streams. Copies and launches are queued and run, in order, only when the stream is
 //    synchronised; a download's destination holds poison until then. A host read before the
 //    sync, or a staging buffer refilled before its copy ran, gives wrong pixels.
@@ -17,6 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -41,6 +48,7 @@ namespace {
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kRegionBytes = std::size_t{64} << 30;  // address space per region, reserved, not committed
 constexpr unsigned char kPoison = 0xFF;                       // 255 in u8/u16, NaN in f32
+constexpr unsigned char kCanary = 0xA7;                       // the red zones around an allocation
 
 thread_local int t_current = -1;
 using Clock = std::chrono::steady_clock;
@@ -75,18 +83,22 @@ std::string member_at(k::FieldList (*fields)(), std::size_t offset) {
   return "the member at byte " + std::to_string(offset);
 }
 
-// The offsets of a functor's pointer members, down to the innermost declared fields.
-void add_pointer_words(k::FieldList (*fields)(), std::size_t base, std::vector<std::size_t>& out) {
+// A functor's pointer members, down to the innermost declared fields: where each is, and the
+// alignment of what it points to.
+struct PointerWord {
+  std::size_t offset, align;
+};
+void add_pointer_words(k::FieldList (*fields)(), std::size_t base, std::vector<PointerWord>& out) {
   if (!fields) return;
   const k::FieldList list = fields();
   for (const k::Field& f : list.fields) {
     if (!f.name) break;
-    if (f.pointer) out.push_back(base + f.offset);
+    if (f.pointer) out.push_back({base + f.offset, f.pointee_align});
     else if (f.nested) add_pointer_words(f.nested, base + f.offset, out);
   }
 }
-std::vector<std::size_t> pointer_words(k::FieldList (*fields)()) {
-  std::vector<std::size_t> out;
+std::vector<PointerWord> pointer_words(k::FieldList (*fields)()) {
+  std::vector<PointerWord> out;
   add_pointer_words(fields, 0, out);
   return out;
 }
@@ -215,7 +227,7 @@ class EmulatedApi final : public DeviceApi {
     if (!p || !bytes) return;
     std::lock_guard lock(m_);
     const Found f = find(p);
-    if (f.state != Found::Live || static_cast<char*>(p) + bytes > f.base + f.alloc->size)
+    if (f.state != Found::Live || static_cast<char*>(p) + bytes > f.base + f.alloc->bytes)
       throw DeviceError("invalidate: [" + address(p) + ", +" + std::to_string(bytes) + ") is not inside one live allocation");
     std::memset(p, kPoison, bytes);
   }
@@ -237,8 +249,35 @@ class EmulatedApi final : public DeviceApi {
     return std::chrono::duration<double, std::milli>(end->at - start->at).count();
   }
 
+  // The first red zone of `device`'s memory that a kernel wrote into, described, or ""; the
+  // canary is put back so that the next launch is not blamed for it.
+  std::string red_zone_damage(int device) {
+    std::lock_guard lock(m_);
+    for (const auto& [at, a] : live_) {
+      if (a.device != device) continue;
+      char* const p = reinterpret_cast<char*>(at);
+      const auto damaged = [](char* from, char* to) {
+        for (char* c = from; c < to; ++c)
+          if (static_cast<unsigned char>(*c) != kCanary) return c;
+        return to;
+      };
+      char* const before = damaged(a.pages, p);
+      char* const after = damaged(p + a.bytes, p + a.size);
+      if (before == p && after == p + a.size) continue;
+      const std::string what = "an allocation of " + std::to_string(a.bytes) + " bytes of " + kind(a.memory);
+      const std::string text = before != p ? "wrote " + std::to_string(p - before) + " bytes before the start of " + what
+                                           : "wrote past the end of " + what + " (its byte " +
+                                                 std::to_string(after - p) + ")";
+      std::memset(a.pages, kCanary, static_cast<std::size_t>(p - a.pages));
+      std::memset(p + a.bytes, kCanary, a.size - a.bytes);
+      return text;
+    }
+    return "";
+  }
+
   // True for the launch that AUGMENT_EMULATED_FAULT names.
   bool faults() { return fault_at_ > 0 && ++launches_ == fault_at_; }
+  std::uint64_t next_launch() { return ++numbered_; }
 
   // Checks a launch on `stream` before it is queued: the functor may point only into live
   // device memory of the stream's device, which must be the current one.
@@ -249,22 +288,28 @@ class EmulatedApi final : public DeviceApi {
                            device_name(current_device()) + " is current");
     std::vector<HostMapping> maps;
     bool maps_read = false;
-    for (const std::size_t at : pointer_words(l.fields)) {
+    for (const PointerWord& p : pointer_words(l.fields)) {
       std::uintptr_t word;
-      std::memcpy(&word, static_cast<const char*>(l.args) + at, sizeof word);
+      std::memcpy(&word, static_cast<const char*>(l.args) + p.offset, sizeof word);
       if (word == 0) continue;  // null
       const std::string problem = classify(word, stream.device(), maps, maps_read);
       if (!problem.empty())
-        throw k::LaunchError(kernel + " on " + device_name(stream.device()) + ": " + member_name(l.fields, at) +
+        throw k::LaunchError(kernel + " on " + device_name(stream.device()) + ": " + member_name(l.fields, p.offset) +
                              " points into " + problem +
                              "; a kernel may only read the launching device's memory (upload tables with the "
                              "context's table(), take intermediates from scratch())");
+      if (word % p.align != 0)
+        throw k::LaunchError(kernel + " on " + device_name(stream.device()) + ": " + member_name(l.fields, p.offset) +
+                             " is " + address(reinterpret_cast<const void*>(word)) + ", not a multiple of " +
+                             std::to_string(p.align) + " bytes as what it points to needs (a GPU faults on a "
+                             "misaligned access)");
     }
   }
 
  private:
   struct Allocation {
-    std::size_t size;         // as asked for
+    std::size_t bytes;        // as asked for
+    std::size_t size;         // rounded up to 256 bytes, as a GPU's allocator aligns
     char* pages;              // its pages: [pages, pages + mapped), then one guard page
     std::size_t mapped;
     int device;
@@ -317,10 +362,13 @@ class EmulatedApi final : public DeviceApi {
     if (mprotect(pages, mapped, PROT_READ | PROT_WRITE) != 0)
       throw OutOfMemory("out of host memory for " + std::string(kind(m)) + " on " + device_name(device) + " (" +
                         size_text(bytes) + ")");
-    // The allocation ends where the guard page starts, so running past it faults.
+    // The allocation ends where the guard page starts, so running past it faults; the bytes
+    // around it on its pages are its red zones.
     char* p = pages + mapped - size;
-    std::memset(p, kPoison, size);
-    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{size, pages, mapped, device, m};
+    const std::size_t used = std::max<std::size_t>(bytes, 1);
+    std::memset(pages, kCanary, mapped);
+    std::memset(p, kPoison, used);
+    live_[reinterpret_cast<std::uintptr_t>(p)] = Allocation{used, size, pages, mapped, device, m};
     return p;
   }
 
@@ -351,7 +399,7 @@ class EmulatedApi final : public DeviceApi {
       if (it != live_.begin()) {
         --it;
         // one past the end still belongs to the allocation (an end pointer)
-        if (a <= it->first + it->second.size) {
+        if (a <= it->first + it->second.bytes) {
           f.state = Found::Live;
           f.base = reinterpret_cast<char*>(it->first);
           f.alloc = &it->second;
@@ -395,8 +443,8 @@ class EmulatedApi final : public DeviceApi {
       if (f.state != Found::Live) problem = f.state == Found::Freed ? "freed memory" : "memory augment did not allocate on a device (plain host memory)";
       else if (f.alloc->memory != want) problem = kind(f.alloc->memory);
       else if (f.device != device) problem = std::string(kind(want)) + " of " + device_name(f.device);
-      else if (static_cast<const char*>(p) + bytes > f.base + f.alloc->size)
-        problem = "an allocation of " + std::to_string(f.alloc->size) + " bytes, " + std::to_string(bytes) +
+      else if (static_cast<const char*>(p) + bytes > f.base + f.alloc->bytes)
+        problem = "an allocation of " + std::to_string(f.alloc->bytes) + " bytes, " + std::to_string(bytes) +
                   " bytes from byte " + std::to_string(static_cast<const char*>(p) - f.base) + " run past its end";
       if (!problem.empty())
         throw DeviceError(device_name(device) + ": " + call + ": the " + role + " must be " + kind(want) + " of " +
@@ -415,13 +463,30 @@ class EmulatedApi final : public DeviceApi {
   std::map<std::uintptr_t, Allocation> live_;  // by address
   long long fault_at_ = 0;
   std::atomic<long long> launches_{0};
+  std::atomic<std::uint64_t> numbered_{0};
 };
 
 void EmulatedStream::launch(k::HostLaunch&& l) {
   api_.check_launch(*this, l);
-  if (api_.faults())
-    l.run = [] { throw std::runtime_error("an illegal memory access was encountered (AUGMENT_EMULATED_FAULT)"); };
-  enqueue(std::string("kernel \"") + l.what + "\"", std::move(l.run));
+  std::function<void()> run;
+  if (api_.faults()) {
+    run = [] { throw std::runtime_error("an illegal memory access was encountered (AUGMENT_EMULATED_FAULT)"); };
+  } else {
+    // The blocks in an order drawn from the launch's number: any order is one a GPU may take.
+    run = [this, blocks = l.blocks, block = std::move(l.block), seed = api_.next_launch()] {
+      std::vector<std::uint32_t> order(blocks);
+      for (std::size_t b = 0; b < blocks; ++b) order[b] = static_cast<std::uint32_t>(b);
+      std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+      for (std::size_t b = blocks; b > 1; --b) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        std::swap(order[b - 1], order[state % b]);
+      }
+      for (const std::uint32_t b : order) block(b);
+      const std::string damage = api_.red_zone_damage(device_);
+      if (!damage.empty()) throw std::runtime_error(damage);
+    };
+  }
+  enqueue(std::string("kernel \"") + l.what + "\"", std::move(run));
 }
 
 }  // namespace

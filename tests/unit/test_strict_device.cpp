@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "kernels/core/launch.hpp"
@@ -293,6 +295,126 @@ TEST(StrictDevice, EventsTellTimeOnlyAfterTheirSync) {
   api->event_destroy(b);
   api->stream_destroy(s);
 }
+
+// out[x] = out[x - 1] + 1 along one row: each thread reads what another thread of the same launch
+// writes, a race on a GPU. Run in order (the CPU backend's host loops) it counts 0, 1, 2, ...
+struct CountFromTheLeft {
+  AUG_FIELDS(CountFromTheLeft, row, width)
+  std::uint8_t* row;
+  int width;
+  AUG_HD void operator()(int x, int) const { row[x] = static_cast<std::uint8_t>(x == 0 ? 0 : row[x - 1] + 1); }
+};
+
+// out[y] += 1 for every row: each row must be visited exactly once.
+struct VisitRows {
+  AUG_FIELDS(VisitRows, rows)
+  std::uint8_t* rows;
+  AUG_HD void operator()(int, int y) const { rows[y] += 1; }
+};
+
+// Writes `offset` bytes from the start of its buffer (past either end when told to).
+struct WriteAt {
+  AUG_FIELDS(WriteAt, buffer, offset)
+  std::uint8_t* buffer;
+  std::ptrdiff_t offset;
+  AUG_HD void operator()(std::size_t) const { buffer[offset] = 1; }
+};
+
+struct ReadFloats {
+  AUG_FIELDS(ReadFloats, in, out)
+  const float* in;
+  float* out;
+  AUG_HD void operator()(std::size_t i) const { out[i] = in[i]; }
+};
+
+class EmulatedLaunch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    api_->set_device(0);
+    stream_ = api_->stream_create();
+  }
+  void TearDown() override { api_->stream_destroy(stream_); }
+  k::Exec exec() { return k::Exec::emulated(api_->host_queue(stream_)); }
+  void sync() { api_->stream_sync(stream_); }
+
+  std::unique_ptr<gpu::DeviceApi> api_ = gpu::make_emulated_api(1, "emu");
+  gpu::Stream stream_ = nullptr;
+};
+
+TEST_F(EmulatedLaunch, BlocksRunInAnOrderThatShowsThreadsDependingOnEachOther) {
+  constexpr int kWidth = 32 * 64;
+  auto* row = static_cast<std::uint8_t*>(api_->device_alloc(kWidth));
+  k::for_2d(CountFromTheLeft{row, kWidth}, kWidth, 1, exec(), "count");
+  sync();
+  int in_order = 0;
+  for (int x = 0; x < kWidth; ++x) in_order += row[x] == static_cast<std::uint8_t>(x);
+  EXPECT_LT(in_order, kWidth) << "the blocks ran in order: a race between them would not show";
+  // The host loops of the CPU backend run in order and count as a sequential reading expects.
+  std::vector<std::uint8_t> host(kWidth);
+  k::for_2d(CountFromTheLeft{host.data(), kWidth}, kWidth, 1, k::Exec::host(), "count");
+  EXPECT_EQ(host[kWidth - 1], static_cast<std::uint8_t>(kWidth - 1));
+  api_->device_free(row);
+}
+
+TEST_F(EmulatedLaunch, TallImagesTakeTheStrideLoopAndEveryRowRunsOnce) {
+  // More rows than 65,535 blocks of 8 threads: the grid is capped and threads loop down.
+  constexpr int kHeight = 65535 * 8 + 1000;
+  auto* rows = static_cast<std::uint8_t*>(api_->device_alloc(kHeight));
+  std::memset(rows, 0, kHeight);
+  k::for_2d(VisitRows{rows}, 1, kHeight, exec(), "visit");
+  sync();
+  EXPECT_EQ(std::count(rows, rows + kHeight, std::uint8_t{1}), kHeight);
+  EXPECT_EQ(k::grid_2d(1, kHeight).y, 65535u);
+  api_->device_free(rows);
+}
+
+TEST_F(EmulatedLaunch, WritesOutsideAnAllocationAreNamedAfterTheLaunch) {
+  auto* buffer = static_cast<std::uint8_t*>(api_->device_alloc(1000));
+  k::for_1d(WriteAt{buffer, 999}, 1, exec(), "inside");
+  EXPECT_NO_THROW(sync());
+  k::for_1d(WriteAt{buffer, 1003}, 1, exec(), "past the end");
+  std::string message = error_of([&] { sync(); });
+  EXPECT_MENTIONS(message, ("kernel \"past the end\" failed on the device: wrote past the end of an allocation of 1000 bytes"));
+  EXPECT_MENTIONS(message, ("its byte 1003"));
+  k::for_1d(WriteAt{buffer, -5}, 1, exec(), "before the start");
+  message = error_of([&] { sync(); });
+  EXPECT_MENTIONS(message, ("kernel \"before the start\" failed on the device: wrote 5 bytes before the start"));
+  // The red zones are whole again: the next launch is not blamed.
+  k::for_1d(WriteAt{buffer, 0}, 1, exec(), "innocent");
+  EXPECT_NO_THROW(sync());
+  api_->device_free(buffer);
+}
+
+TEST_F(EmulatedLaunch, MisalignedPointersAreCaught) {
+  auto* bytes = static_cast<std::uint8_t*>(api_->device_alloc(64));
+  const auto* misaligned = reinterpret_cast<const float*>(bytes + 2);
+  const std::string message =
+      error_of([&] { k::for_1d(ReadFloats{misaligned, reinterpret_cast<float*>(bytes + 32)}, 4, exec(), "read floats"); });
+  EXPECT_MENTIONS(message, ("member in is "));
+  EXPECT_MENTIONS(message, ("not a multiple of 4 bytes"));
+  api_->device_free(bytes);
+}
+
+// AUG_FIELDS proves its list complete when it compiles; what it checks, on a struct that cannot
+// declare itself wrongly (a wrong declaration would not build).
+struct ThreeMembers {
+  int a;
+  const float* p;
+  int b;
+};
+constexpr k::FieldList all_three{{k::make_field<int>("a", offsetof(ThreeMembers, a)),
+                                  k::make_field<const float*>("p", offsetof(ThreeMembers, p)),
+                                  k::make_field<int>("b", offsetof(ThreeMembers, b))}};
+constexpr k::FieldList pointer_left_out{{k::make_field<int>("a", offsetof(ThreeMembers, a)),
+                                         k::make_field<int>("b", offsetof(ThreeMembers, b))}};
+constexpr k::FieldList last_left_out{{k::make_field<int>("a", offsetof(ThreeMembers, a)),
+                                      k::make_field<const float*>("p", offsetof(ThreeMembers, p))}};
+static_assert(k::fields_cover(all_three, sizeof(ThreeMembers), alignof(ThreeMembers)));
+static_assert(!k::fields_cover(pointer_left_out, sizeof(ThreeMembers), alignof(ThreeMembers)));
+static_assert(!k::fields_cover(last_left_out, sizeof(ThreeMembers), alignof(ThreeMembers)));
+static_assert(k::holds_pointers<const float* [2]>() && k::holds_pointers<CountFromTheLeft[3]>());
+static_assert(!k::holds_pointers<int[4]>() && !k::holds_pointers<float>());
+static_assert(all_three.fields[1].pointee_align == alignof(float));
 
 }  // namespace
 }  // namespace aug::test_strict_device
