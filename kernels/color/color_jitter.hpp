@@ -94,7 +94,8 @@ AUG_HD void jitter_hue_unit(float& r, float& g, float& b, float hue) {
   const float h6 = h * 6.f;
   const float fi = floorf(h6);
   const float f = h6 - fi;
-  const int i = static_cast<int>(fi) % 6;
+  // trunc_i32: h is NaN when maxc - minc overflows (float images with values near +-FLT_MAX).
+  const int i = trunc_i32(fi) % 6;
   const float v = maxc;
   const float sxf = s * f;
   const float one_minus_s = 1.f - s;

@@ -48,7 +48,7 @@ struct SharpnessPixel {
         const float v = static_cast<float>(s[c]);
         const float deg = static_cast<float>(sharpness_degenerate(n, s[c]));
         float o = v + a.rest * (deg - v);
-        o = o < 0.f ? 0.f : o;
+        o = o > 0.f ? o : 0.f;  // NaN (rest -inf times deg - v = 0) to 0, as the device casts it
         const float max = static_cast<float>(SampleTraits<T>::max);
         o = o > max ? max : o;
         d[c] = static_cast<T>(static_cast<std::int32_t>(o));

@@ -29,7 +29,7 @@ AUG_CLONES void sharpen_row(const std::uint8_t* __restrict v, const std::uint16_
     const std::uint32_t deg = (2 * (box + 4 * centre) + 13) / 26;
     const float x = static_cast<float>(centre);
     float o = x + rest * (static_cast<float>(deg) - x);
-    o = o < 0.f ? 0.f : o;
+    o = o > 0.f ? o : 0.f;  // NaN to 0, as in the kernels
     o = o > 255.f ? 255.f : o;
     d[i] = static_cast<std::uint8_t>(static_cast<std::int32_t>(o));
   }

@@ -73,13 +73,24 @@ AUG_HD std::int64_t round_shift(std::int64_t v, int s) {
   return (v + (std::int64_t{1} << (s - 1))) >> s;
 }
 
-// Round half to even of a float, as an int64. Both sides use this (rintf under the default
-// rounding mode on the host, __float2ll_rn on the device), never std::round.
+// Float to integer, the device's way (PTX cvt) on both sides. The device saturates a value past
+// the result's range (infinities included) and turns NaN into 0, except for a 64-bit result or a
+// double source, where NaN gives the smallest value; x86 gives the smallest value ("integer
+// indefinite") for all of them, and C++ leaves them undefined. A kernel converts with these, or
+// converts values that cannot be out of range or NaN (tests/kernels/check_ptx_arith.sh lists every
+// conversion in the kernels' PTX; its allowlist says why each other one is safe).
+
+// Round half to even, as an int64. Both sides use this (rintf under the default rounding mode on
+// the host, __float2ll_rn on the device), never std::round. +inf and values from 2^63 give
+// INT64_MAX; -inf, values below -2^63 and NaN give INT64_MIN (so saturate() makes NaN 0).
 AUG_HD std::int64_t rne(float v) {
 #if defined(__CUDA_ARCH__)
   return __float2ll_rn(v);
 #else
-  return static_cast<std::int64_t>(__builtin_rintf(v));
+  const float r = __builtin_rintf(v);
+  if (r >= 0x1p63f) return INT64_MAX;
+  if (!(r >= -0x1p63f)) return INT64_MIN;
+  return static_cast<std::int64_t>(r);
 #endif
 }
 // The same as a float (for vectorised host loops; a rounded -0 stays -0).
@@ -94,7 +105,29 @@ AUG_HD std::int64_t rne(double v) {
 #if defined(__CUDA_ARCH__)
   return __double2ll_rn(v);
 #else
-  return static_cast<std::int64_t>(__builtin_rint(v));
+  const double r = __builtin_rint(v);
+  if (r >= 0x1p63) return INT64_MAX;
+  if (!(r >= -0x1p63)) return INT64_MIN;
+  return static_cast<std::int64_t>(r);
+#endif
+}
+// Toward zero, as an int32 (a cast on the device): saturating, NaN gives 0.
+AUG_HD std::int32_t trunc_i32(float v) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::int32_t>(v);
+#else
+  if (v >= 0x1p31f) return INT32_MAX;
+  if (v < -0x1p31f) return INT32_MIN;
+  return v == v ? static_cast<std::int32_t>(v) : 0;
+#endif
+}
+// Toward zero, as a uint32: saturating (negative values give 0), NaN gives 0.
+AUG_HD std::uint32_t trunc_u32(float v) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(v);
+#else
+  if (v >= 0x1p32f) return UINT32_MAX;
+  return v > 0.f ? static_cast<std::uint32_t>(v) : 0u;
 #endif
 }
 

@@ -51,7 +51,7 @@ AUG_HD float elastic_reflect(float v, int size) {
   v = v - lo;
   v = v < 0.f ? -v : v;
   const float extra = v - span * floorf(v / span);
-  const int flips = static_cast<int>(floorf(v / span));
+  const int flips = trunc_i32(floorf(v / span));  // v is NaN when the smoothing taps are
   return (flips % 2 == 0) ? extra + lo : span - extra + lo;
 }
 
@@ -79,12 +79,15 @@ AUG_HD void elastic_sample_at(const View<const T>& in, T* out, float px, float p
     const int ix = static_cast<int>(rne(px)), iy = static_cast<int>(rne(py));
     const bool in_image = inside(ix, iy);
     const T* s = in.row(clamp_y(iy)) + clamp_x(ix) * C;
-    for (int c = 0; c < C; ++c) out[c] = (in_image || !zeros) ? s[c] : static_cast<T>(a.fill);
+    T fill;
+    if constexpr (std::is_same_v<T, float>) fill = a.fill;
+    else fill = saturate<T>(rne(a.fill));  // a mask's fill may be past an 8-bit mask's range
+    for (int c = 0; c < C; ++c) out[c] = (in_image || !zeros) ? s[c] : fill;
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
     const float fx0 = floorf(px), fy0 = floorf(py);
-    const int x0 = static_cast<int>(fx0), y0 = static_cast<int>(fy0);
+    const int x0 = trunc_i32(fx0), y0 = trunc_i32(fy0);  // NaN coordinates: 0, as on the device
     const float tx = px - fx0, ty = py - fy0;
     const float w[4] = {(1.f - tx) * (1.f - ty), tx * (1.f - ty), (1.f - tx) * ty, tx * ty};
     const int xs[4] = {x0, x0 + 1, x0, x0 + 1}, ys[4] = {y0, y0, y0 + 1, y0 + 1};

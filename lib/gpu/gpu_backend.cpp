@@ -431,7 +431,8 @@ class GpuBackend final : public Backend {
     for (std::size_t i = 0; i < kCount; ++i)
       if (got[i] != k::probe_value(i))
         throw DeviceError(name_ + ": the probe kernel returned wrong values (element " + std::to_string(i) +
-                          "); this device cannot be trusted with augment's kernels");
+                          ", which mixes in float-to-integer conversions of an infinity, NaN or out-of-range value "
+                          "that must equal the host's); this device cannot be trusted with augment's kernels");
     s.invalidate();
   }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -415,6 +416,35 @@ static_assert(!k::fields_cover(last_left_out, sizeof(ThreeMembers), alignof(Thre
 static_assert(k::holds_pointers<const float* [2]>() && k::holds_pointers<CountFromTheLeft[3]>());
 static_assert(!k::holds_pointers<int[4]>() && !k::holds_pointers<float>());
 static_assert(all_three.fields[1].pointee_align == alignof(float));
+
+// Float to integer: the helpers give, on the host, what PTX's cvt gives on a GPU (saturation;
+// NaN to 0 for a 32-bit result, to the smallest value for a 64-bit one). x86 alone gives the
+// smallest value for every one of these; the first row is the hazard they close (+inf as 8-bit
+// was 0 on the host and 255 on a GPU).
+TEST(Conversions, HostHelpersGiveTheDevicesResults) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(k::saturate<std::uint8_t>(k::rne(inf)), 255);
+  EXPECT_EQ(k::saturate<std::uint8_t>(k::rne(nan)), 0);
+  EXPECT_EQ(k::rne(inf), INT64_MAX);
+  EXPECT_EQ(k::rne(1e20f), INT64_MAX);
+  EXPECT_EQ(k::rne(-inf), INT64_MIN);
+  EXPECT_EQ(k::rne(nan), INT64_MIN);
+  EXPECT_EQ(k::rne(static_cast<double>(inf)), INT64_MAX);
+  EXPECT_EQ(k::rne(static_cast<double>(nan)), INT64_MIN);
+  EXPECT_EQ(k::rne(2.5f), 2);
+  EXPECT_EQ(k::rne(-2.5f), -2);
+  EXPECT_EQ(k::rne(3.5), 4);
+  EXPECT_EQ(k::trunc_i32(nan), 0);
+  EXPECT_EQ(k::trunc_i32(3e9f), INT32_MAX);
+  EXPECT_EQ(k::trunc_i32(-3e9f), INT32_MIN);
+  EXPECT_EQ(k::trunc_i32(-inf), INT32_MIN);
+  EXPECT_EQ(k::trunc_i32(-2.7f), -2);
+  EXPECT_EQ(k::trunc_u32(nan), 0u);
+  EXPECT_EQ(k::trunc_u32(-5.f), 0u);
+  EXPECT_EQ(k::trunc_u32(5e9f), UINT32_MAX);
+  EXPECT_EQ(k::trunc_u32(inf), UINT32_MAX);
+  EXPECT_EQ(k::trunc_u32(4294967040.f), 4294967040u);
+}
 
 }  // namespace
 }  // namespace aug::test_strict_device
