@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/core/reduce.hpp"
 #include "kernels/engines/pointwise.hpp"
 
 namespace aug::k {
@@ -23,52 +24,67 @@ constexpr float kInvBound = static_cast<float>(1.0 / static_cast<double>(bound_o
 template <class T>
 constexpr std::int64_t kEntries = std::is_same_v<T, float> ? 0 : bound_of<T>() + 1;
 
-// lo = the smaller of lo and v, skipping NaN (a NaN lo takes v).
-AUG_HD float lower(float lo, float v) { return (v < lo || lo != lo) ? v : lo; }
-AUG_HD float higher(float hi, float v) { return (v > hi || hi != hi) ? v : hi; }
+// The minimum and maximum as atomics over order keys: a float's key orders as the float does
+// (-0 below +0), so min and max of keys are exact and independent of the order the items run in.
+// NaN samples take no part; a channel of NaN only keeps the initial keys, which decode to NaN.
+constexpr std::uint32_t kNoLow = 0xFFFFFFFFu, kNoHigh = 0u;
 
-// ranges[(y * cc + c) * 2 + {0, 1}]: the minimum and maximum of row y, channel c.
+// keys[i * 2 + {0, 1}] = (no low, no high) for each (row, channel) and each channel.
+struct InitKeys {
+  AUG_FIELDS(InitKeys, keys)
+  std::uint32_t* keys;
+  AUG_HD void operator()(std::size_t i) const {
+    keys[i * 2] = kNoLow;
+    keys[i * 2 + 1] = kNoHigh;
+  }
+};
+
+// One run of kRowRun pixels of row y: its lowest and highest key per colour channel, into the
+// row's (row_keys[(y * cc + c) * 2 + {0, 1}]).
 template <class T>
-struct RowRanges {
-  AUG_FIELDS(RowRanges, in, ranges, color_channels)
+struct RunRanges {
+  AUG_FIELDS(RunRanges, in, row_keys, color_channels)
   View<const T> in;
-  float* ranges;
+  std::uint32_t* row_keys;
   int color_channels;
-
-  AUG_HD void operator()(std::size_t y) const {
-    const T* s = in.row(static_cast<int>(y));
+  AUG_HD void operator()(int run, int y) const {
+    const int x0 = run * kRowRun, x1 = x0 + kRowRun < in.width ? x0 + kRowRun : in.width;
+    const T* s = in.row(y);
     for (int c = 0; c < color_channels; ++c) {
-      float lo = static_cast<float>(s[c]), hi = lo;
-      for (int x = 1; x < in.width; ++x) {
+      std::uint32_t lo = kNoLow, hi = kNoHigh;
+      for (int x = x0; x < x1; ++x) {
         const float v = static_cast<float>(s[x * in.channels + c]);
-        lo = lower(lo, v);
-        hi = higher(hi, v);
+        if (v != v) continue;
+        const std::uint32_t k = order_key(v);
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
       }
-      float* r = ranges + (y * color_channels + c) * 2;
-      r[0] = lo;
-      r[1] = hi;
+      std::uint32_t* r = row_keys + (static_cast<std::size_t>(y) * color_channels + c) * 2;
+      if (lo != kNoLow) atomic_min_u32(&r[0], lo);
+      if (hi != kNoHigh) atomic_max_u32(&r[1], hi);
     }
   }
 };
 
-// stats[c * 2 + {0, 1}]: the channel's minimum and maximum over the rows.
-struct ChannelRanges {
-  AUG_FIELDS(ChannelRanges, ranges, stats, rows, color_channels)
-  const float* ranges;
-  float* stats;
-  int rows;
+// Row i / cc, channel i % cc: its keys into the channel's (channel_keys[c * 2 + {0, 1}]).
+struct RowsToChannels {
+  AUG_FIELDS(RowsToChannels, row_keys, channel_keys, color_channels)
+  const std::uint32_t* row_keys;
+  std::uint32_t* channel_keys;
   int color_channels;
-
-  AUG_HD void operator()(std::size_t c) const {
-    float lo = ranges[c * 2], hi = ranges[c * 2 + 1];
-    for (int y = 1; y < rows; ++y) {
-      const float* r = ranges + (static_cast<std::size_t>(y) * color_channels + c) * 2;
-      lo = lower(lo, r[0]);
-      hi = higher(hi, r[1]);
-    }
-    stats[c * 2] = lo;
-    stats[c * 2 + 1] = hi;
+  AUG_HD void operator()(std::size_t i) const {
+    const std::size_t c = i % static_cast<std::size_t>(color_channels);
+    if (row_keys[i * 2] != kNoLow) atomic_min_u32(&channel_keys[c * 2], row_keys[i * 2]);
+    if (row_keys[i * 2 + 1] != kNoHigh) atomic_max_u32(&channel_keys[c * 2 + 1], row_keys[i * 2 + 1]);
   }
+};
+
+// stats[i] = the float of key i (lo, hi per channel).
+struct KeysToStats {
+  AUG_FIELDS(KeysToStats, keys, stats)
+  const std::uint32_t* keys;
+  float* stats;
+  AUG_HD void operator()(std::size_t i) const { stats[i] = order_value(keys[i]); }
 };
 
 // table[c * entries + v] for every value v of an integer type.
@@ -101,26 +117,25 @@ struct ApplyFloat {
   }
 };
 
-// The CPU backend's row ranges of an integer image: the same minima and maxima as RowRanges,
-// compared as integers (exact as floats), every channel in one pass over the row.
+// The CPU backend's ranges of an integer image: the same minima and maxima, compared as
+// integers (exact as floats), every channel in one pass over each row.
 template <class T>
-void row_ranges_host(View<const T> in, float* ranges, int color_channels) {
+void channel_ranges_host(View<const T> in, float* stats, int color_channels) {
+  T lo[4], hi[4];
+  for (int c = 0; c < color_channels; ++c) lo[c] = hi[c] = in.row(0)[c];
   for (int y = 0; y < in.height; ++y) {
     const T* s = in.row(y);
-    T lo[4], hi[4];
-    for (int c = 0; c < color_channels; ++c) lo[c] = hi[c] = s[c];
-    for (int x = 1; x < in.width; ++x) {
+    for (int x = 0; x < in.width; ++x) {
       const T* p = s + x * in.channels;
       for (int c = 0; c < color_channels; ++c) {
         lo[c] = p[c] < lo[c] ? p[c] : lo[c];
         hi[c] = p[c] > hi[c] ? p[c] : hi[c];
       }
     }
-    for (int c = 0; c < color_channels; ++c) {
-      float* r = ranges + (static_cast<std::size_t>(y) * color_channels + c) * 2;
-      r[0] = static_cast<float>(lo[c]);
-      r[1] = static_cast<float>(hi[c]);
-    }
+  }
+  for (int c = 0; c < color_channels; ++c) {
+    stats[c * 2] = static_cast<float>(lo[c]);
+    stats[c * 2 + 1] = static_cast<float>(hi[c]);
   }
 }
 
@@ -130,22 +145,26 @@ void row_ranges_host(View<const T> in, float* ranges, int color_channels) {
 template <class T>
 std::size_t autocontrast_scratch_bytes(int height, int color_channels) {
   const std::size_t cc = static_cast<std::size_t>(color_channels);
-  return (static_cast<std::size_t>(height) + 1) * cc * 2 * sizeof(float) +
+  return (static_cast<std::size_t>(height) + 2) * cc * 2 * sizeof(std::uint32_t) +
          cc * static_cast<std::size_t>(autocontrast_impl::kEntries<T>) * sizeof(T);
 }
 
 template <class T>
 void autocontrast(View<const T> in, View<T> out, int color_channels, Scratch& scratch, const Exec& exec) {
-  const std::size_t cc = static_cast<std::size_t>(color_channels);
-  auto* ranges = static_cast<float*>(scratch.scratch(autocontrast_scratch_bytes<T>(in.height, color_channels)));
-  float* stats = ranges + static_cast<std::size_t>(in.height) * cc * 2;
-  if constexpr (!std::is_same_v<T, float>) {
-    if (exec.cpu) autocontrast_impl::row_ranges_host(in, ranges, color_channels);
+  using namespace autocontrast_impl;
+  const std::size_t cc = static_cast<std::size_t>(color_channels), rows = static_cast<std::size_t>(in.height);
+  auto* row_keys = static_cast<std::uint32_t*>(scratch.scratch(autocontrast_scratch_bytes<T>(in.height, color_channels)));
+  std::uint32_t* channel_keys = row_keys + rows * cc * 2;
+  auto* stats = reinterpret_cast<float*>(channel_keys + cc * 2);
+  if (!std::is_same_v<T, float> && exec.cpu) {
+    channel_ranges_host(in, stats, color_channels);
+  } else {
+    for_1d(InitKeys{row_keys}, (rows + 1) * cc, exec, "autocontrast (ranges)");
+    for_2d(RunRanges<T>{in, row_keys, color_channels}, (in.width + kRowRun - 1) / kRowRun, in.height, exec,
+           "autocontrast (ranges)");
+    for_1d(RowsToChannels{row_keys, channel_keys, color_channels}, rows * cc, exec, "autocontrast (ranges)");
+    for_1d(KeysToStats{channel_keys, stats}, cc * 2, exec, "autocontrast (ranges)");
   }
-  if (std::is_same_v<T, float> || !exec.cpu)
-    for_1d(autocontrast_impl::RowRanges<T>{in, ranges, color_channels}, static_cast<std::size_t>(in.height), exec,
-           "autocontrast (row ranges)");
-  for_1d(autocontrast_impl::ChannelRanges{ranges, stats, in.height, color_channels}, cc, exec, "autocontrast (channel ranges)");
   if constexpr (std::is_same_v<T, float>) {
     for_2d(autocontrast_impl::ApplyFloat{in, out, stats, color_channels}, out.width, out.height, exec, "autocontrast (apply)");
   } else {

@@ -1,6 +1,7 @@
 // autocontrast: torchvision's autocontrast (v2), per colour channel.
-//   1. lo[c], hi[c]: the channel's minimum and maximum (one thread per row, then one per channel;
-//      exact, order-free), as binary32.
+//   1. lo[c], hi[c]: the channel's minimum and maximum, as binary32: each run of 64 pixels of a
+//      row takes its own, then atomically the row's, and each row the channel's (atomic minimum
+//      and maximum of keys that order as the floats do: exact, whatever order the items run in).
 //   2. per value, in binary32 (bound = max of the type, 1 for float images; inv = (float)(1.0 / bound)):
 //        hi == lo: m = 0, s = 1;  otherwise m = lo, s = (hi - lo) * inv
 //        r = clamp((v - m) / s, 0, bound)    (an IEEE division)

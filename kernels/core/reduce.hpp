@@ -1,3 +1,5 @@
+// Reductions that give the same result whatever order a launch's items run in (integer atomics).
+//
 // Exact per-row sums of an integer quantity of each pixel, in parallel: one item per run of
 // kRowRun pixels of a row, added to the row's total with one atomic (integer addition: the order
 // of the runs changes nothing). A GPU then runs width / kRowRun items per row instead of one
@@ -19,6 +21,43 @@ AUG_HD void atomic_add_u64(std::uint64_t* p, std::uint64_t v) {
   atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 #else
   *p += v;  // host loops run a launch's items one after another
+#endif
+}
+
+AUG_HD void atomic_min_u32(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+#else
+  *p = v < *p ? v : *p;
+#endif
+}
+AUG_HD void atomic_max_u32(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  atomicMax(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+#else
+  *p = v > *p ? v : *p;
+#endif
+}
+
+// A key per float that orders as the floats do (-0 just below +0; NaN is the caller's to skip),
+// so that minima and maxima can be taken with integer atomics; order_value gives the float back.
+AUG_HD std::uint32_t order_key(float v) {
+  std::uint32_t bits;
+#if defined(__CUDA_ARCH__)
+  bits = __float_as_uint(v);
+#else
+  __builtin_memcpy(&bits, &v, sizeof bits);
+#endif
+  return bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+}
+AUG_HD float order_value(std::uint32_t key) {
+  const std::uint32_t bits = key & 0x80000000u ? key & 0x7FFFFFFFu : ~key;
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits);
+#else
+  float v;
+  __builtin_memcpy(&v, &bits, sizeof v);
+  return v;
 #endif
 }
 

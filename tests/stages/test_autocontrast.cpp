@@ -7,8 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <limits>
 #include <type_traits>
 
+#include "kernels/core/reduce.hpp"
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
@@ -92,6 +96,28 @@ TEST(Autocontrast, ConstantAndFullRangeChannelsAreUnchanged) {
   EXPECT_EQ(at<std::uint8_t>(both.cpu, 63, 0, 2), 254);
   EXPECT_EQ(at<std::uint8_t>(both.cpu, 62, 0, 2), 250);  // 62 / s = 250.95
   expect_autocontrast<std::uint8_t>(im, both.cpu);
+}
+
+// The ranges are atomic minima and maxima of order keys: keys order as the floats do, and a float
+// image with -0 and +0 in every row gives the same bytes on both backends (the CPU runs the same
+// reduction), wider than one run of 64 pixels so that runs meet in a row.
+TEST(Autocontrast, OrderKeysOrderAsTheFloatsAndFloatRangesAgree) {
+  const float values[] = {-std::numeric_limits<float>::infinity(), -3e38f, -1.f, -1e-45f, -0.f, 0.f, 1e-45f,
+                          0.5f, 1.f, 3e38f, std::numeric_limits<float>::infinity()};
+  for (std::size_t i = 0; i + 1 < std::size(values); ++i) {
+    EXPECT_LT(k::order_key(values[i]), k::order_key(values[i + 1])) << values[i] << " and " << values[i + 1];
+    const float back = k::order_value(k::order_key(values[i]));
+    EXPECT_EQ(std::memcmp(&back, &values[i], sizeof back), 0) << values[i];
+  }
+  Image im = testing::random_image({150, 9, 3, DType::F32}, 3);
+  for (int y = 0; y < 9; ++y) {
+    auto* row = reinterpret_cast<float*>(im.row(y));
+    row[3 * (70 + y) + 1] = -0.f;
+    row[3 * (140 - y) + 2] = 0.f;
+  }
+  const auto both = run_both(testing::one_stage(kAutocontrast), im);
+  EXPECT_EQ(testing::compare(both.cpu, both.emulated).count, 0u);
+  expect_autocontrast<float>(im, both.cpu);
 }
 
 }  // namespace
