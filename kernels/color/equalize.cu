@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/core/reduce.hpp"
 #include "kernels/engines/pointwise.hpp"
 
 namespace aug::k {
@@ -15,6 +16,15 @@ template <class T>
 using LutOf = std::conditional_t<std::is_same_v<T, float>, std::uint8_t, T>;
 template <class T>
 constexpr int kBins = std::is_same_v<T, std::uint16_t> ? 65536 : 256;
+
+// Histogram copies: a device spreads its atomics over kCopies copies of the 8-bit histograms
+// (chosen by the pixel's warp and row), so that popular bins are not one address for the whole
+// image; 16-bit images have 65536 bins and little contention, and one copy.
+template <class T>
+constexpr int kCopies = std::is_same_v<T, std::uint16_t> ? 1 : 64;
+// The tables are built in chunks of bins: each chunk's sum, the chunks' offsets (one thread per
+// channel, at most 256 chunks), then one thread per bin.
+constexpr int kChunk = 256;
 
 AUG_HD void count_one(unsigned* p) {
 #if defined(__CUDA_ARCH__)
@@ -30,24 +40,41 @@ struct ZeroCounts {
   AUG_HD void operator()(std::size_t i) const { counts[i] = 0u; }
 };
 
+// counts[copy][c][bin] += 1 for each colour sample; `n` = channels x bins, the size of a copy.
 template <class T>
 struct CountValues {
-  AUG_FIELDS(CountValues, in, counts, color_channels)
+  AUG_FIELDS(CountValues, in, counts, color_channels, copies, n)
   View<const T> in;
   unsigned* counts;
   int color_channels;
-
+  int copies;
+  std::size_t n;
   AUG_HD void operator()(int x, int y) const {
     const T* s = in.row(y) + x * in.channels;
+    unsigned* copy = counts + static_cast<std::size_t>((x / 32 + y) % copies) * n;
     for (int c = 0; c < color_channels; ++c) {
       int bin;
       if constexpr (std::is_same_v<T, float>) bin = equalize_float_bin(s[c]);
       else bin = static_cast<int>(s[c]);
-      count_one(counts + static_cast<std::size_t>(c) * kBins<T> + bin);
+      count_one(copy + static_cast<std::size_t>(c) * kBins<T> + bin);
     }
   }
 };
 
+// counts[0][i] = the sum over the copies of counts[k][i] (each item its own column: no race).
+struct MergeCopies {
+  AUG_FIELDS(MergeCopies, counts, copies, n)
+  unsigned* counts;
+  int copies;
+  std::size_t n;
+  AUG_HD void operator()(std::size_t i) const {
+    unsigned sum = counts[i];
+    for (int k = 1; k < copies; ++k) sum += counts[static_cast<std::size_t>(k) * n + i];
+    counts[i] = sum;
+  }
+};
+
+// The host's tables (the CPU backend): one channel at a time, in order.
 template <class L>
 struct BuildTables {
   AUG_FIELDS(BuildTables, counts, lut, bins, total)
@@ -55,9 +82,74 @@ struct BuildTables {
   L* lut;
   int bins;
   long long total;
-
   AUG_HD void operator()(std::size_t c) const {
     equalize_table<L>(counts + c * bins, lut + c * bins, bins, total);
+  }
+};
+
+// The device's tables, the same integers as equalize_table in parallel. `last[c]` (zeroed first)
+// becomes the channel's last nonempty bin; `sums[c][j]` chunk j's count, then the counts of
+// the chunks before it.
+struct LastBins {
+  AUG_FIELDS(LastBins, counts, last, bins)
+  const unsigned* counts;
+  std::uint32_t* last;
+  int bins;
+  AUG_HD void operator()(std::size_t i) const {
+    if (counts[i] != 0) atomic_max_u32(&last[i / bins], static_cast<std::uint32_t>(i % bins));
+  }
+};
+struct ChunkSums {
+  AUG_FIELDS(ChunkSums, counts, sums, bins)
+  const unsigned* counts;
+  unsigned long long* sums;
+  int bins;
+  AUG_HD void operator()(std::size_t i) const {  // i = c * chunks + j
+    const std::size_t chunks = static_cast<std::size_t>(bins) / kChunk, c = i / chunks, j = i % chunks;
+    const unsigned* p = counts + c * bins + j * kChunk;
+    unsigned long long sum = 0;
+    for (int b = 0; b < kChunk; ++b) sum += p[b];
+    sums[i] = sum;
+  }
+};
+struct ChunkOffsets {
+  AUG_FIELDS(ChunkOffsets, sums, chunks)
+  unsigned long long* sums;
+  int chunks;
+  AUG_HD void operator()(std::size_t c) const {
+    unsigned long long before = 0;
+    for (int j = 0; j < chunks; ++j) {
+      const unsigned long long own = sums[c * chunks + j];
+      sums[c * chunks + j] = before;
+      before += own;
+    }
+  }
+};
+template <class L>
+struct TableEntries {
+  AUG_FIELDS(TableEntries, counts, offsets, last, lut, bins, total)
+  const unsigned* counts;
+  const unsigned long long* offsets;
+  const std::uint32_t* last;
+  L* lut;
+  int bins;
+  long long total;
+  AUG_HD void operator()(std::size_t i) const {
+    const std::size_t c = i / bins;
+    const int b = static_cast<int>(i % bins);
+    const unsigned* own = counts + c * bins;
+    const long long max = bins - 1;
+    const long long step = (total - static_cast<long long>(own[last[c]])) / max;
+    if (step == 0 || b == 0) {
+      lut[i] = static_cast<L>(step == 0 ? b : 0);
+      return;
+    }
+    // cum = the counts of bins [0, b - 1]: the chunks before b - 1's, then its own up to it.
+    const int j = (b - 1) / kChunk;
+    long long cum = static_cast<long long>(offsets[c * (bins / kChunk) + j]);
+    for (int k = j * kChunk; k <= b - 1; ++k) cum += own[k];
+    const long long v = (cum + step / 2) / step;
+    lut[i] = static_cast<L>(v > max ? max : v);
   }
 };
 
@@ -85,21 +177,36 @@ struct ApplyFloat {
 
 template <class T>
 std::size_t equalize_scratch_bytes(int color_channels) {
-  const std::size_t n = static_cast<std::size_t>(color_channels) * equalize_impl::kBins<T>;
-  return n * sizeof(unsigned) + n * sizeof(equalize_impl::LutOf<T>);
+  using namespace equalize_impl;
+  const std::size_t cc = static_cast<std::size_t>(color_channels), n = cc * kBins<T>;
+  return n * kCopies<T> * sizeof(unsigned) + cc * (kBins<T> / kChunk) * sizeof(unsigned long long) +
+         cc * sizeof(std::uint32_t) + n * sizeof(LutOf<T>);
 }
 
 template <class T>
 void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratch, const Exec& exec) {
-  using L = equalize_impl::LutOf<T>;
-  const std::size_t n = static_cast<std::size_t>(color_channels) * equalize_impl::kBins<T>;
+  using namespace equalize_impl;
+  using L = LutOf<T>;
+  const std::size_t cc = static_cast<std::size_t>(color_channels), n = cc * kBins<T>;
+  const std::size_t chunks = static_cast<std::size_t>(kBins<T> / kChunk);
   auto* counts = static_cast<unsigned*>(scratch.scratch(equalize_scratch_bytes<T>(color_channels)));
-  L* lut = reinterpret_cast<L*>(counts + n);
-  for_1d(equalize_impl::ZeroCounts{counts}, n, exec, "equalize (clear)");
-  for_2d(equalize_impl::CountValues<T>{in, counts, color_channels}, in.width, in.height, exec, "equalize (histogram)");
+  auto* sums = reinterpret_cast<unsigned long long*>(counts + n * kCopies<T>);
+  auto* last = reinterpret_cast<std::uint32_t*>(sums + cc * chunks);
+  L* lut = reinterpret_cast<L*>(last + cc);
+  const int copies = exec.cpu ? 1 : kCopies<T>;  // the host's loops do not contend
   const long long total = static_cast<long long>(in.width) * in.height;
-  for_1d(equalize_impl::BuildTables<L>{counts, lut, equalize_impl::kBins<T>, total}, static_cast<std::size_t>(color_channels), exec,
-         "equalize (tables)");
+  for_1d(ZeroCounts{counts}, n * static_cast<std::size_t>(copies), exec, "equalize (clear)");
+  for_2d(CountValues<T>{in, counts, color_channels, copies, n}, in.width, in.height, exec, "equalize (histogram)");
+  if (copies > 1) for_1d(MergeCopies{counts, copies, n}, n, exec, "equalize (histogram)");
+  if (exec.cpu) {
+    for_1d(BuildTables<L>{counts, lut, kBins<T>, total}, cc, exec, "equalize (tables)");
+  } else {
+    for_1d(ZeroCounts{last}, cc, exec, "equalize (tables)");
+    for_1d(LastBins{counts, last, kBins<T>}, n, exec, "equalize (tables)");
+    for_1d(ChunkSums{counts, sums, kBins<T>}, cc * chunks, exec, "equalize (tables)");
+    for_1d(ChunkOffsets{sums, static_cast<int>(chunks)}, cc, exec, "equalize (tables)");
+    for_1d(TableEntries<L>{counts, sums, last, lut, kBins<T>, total}, n, exec, "equalize (tables)");
+  }
   if constexpr (std::is_same_v<T, float>)
     for_2d(equalize_impl::ApplyFloat{in, out, lut, color_channels}, out.width, out.height, exec, "equalize (apply)");
   else

@@ -1,8 +1,10 @@
 // equalize: torchvision's equalize (PIL's ImageOps.equalize scheme), per colour channel.
 //   1. counts[c][b]: the histogram of channel c (an integer count per bin, order-free: atomics on a
-//      GPU, a loop on the host). Bins: the value for 8- and 16-bit images (256 / 65536 bins); for
-//      float images q = (uint8)(clamp01(v) * 255.999f), torchvision's float -> uint8 conversion.
-//   2. one thread per channel builds the table from the counts (integers only):
+//      GPU, spread over 64 copies of the 8-bit histograms and summed; a loop on the host). Bins:
+//      the value for 8- and 16-bit images (256 / 65536 bins); for float images
+//      q = (uint8)(clamp01(v) * 255.999f), torchvision's float -> uint8 conversion.
+//   2. the table from the counts (integers only; the host one channel at a time, a device one
+//      thread per bin over sums of chunks of 256 bins: the same integers):
 //        last = the last nonempty bin, step = (N - counts[last]) / max   (max = bins - 1)
 //        step == 0: lut[b] = b;  otherwise lut[0] = 0, lut[b] = min(max, (cum[b-1] + step / 2) / step)
 //   3. out = lut[c][v] (integer images), out = (float)lut[c][q] * (float)(1.0 / 255) (float images).

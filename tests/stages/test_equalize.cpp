@@ -106,5 +106,20 @@ TEST(Equalize, SpreadsANarrowHistogramAndAgreesOnTheEmulatedDevice) {
   }
 }
 
+// A device builds the tables in parallel (chunk sums, then one thread per bin) from histograms
+// spread over copies; the host builds them one channel at a time: the same tables, 16-bit
+// (65,536 bins, 256 chunks) included.
+TEST(Equalize, DeviceTablesAndHistogramCopiesEqualTheHosts) {
+  const Image u16 = testing::random_image({300, 230, 3, DType::U16}, 9);
+  const Image f32 = testing::random_image({97, 41, 4, DType::F32}, 10);
+  const Image photo = testing::sample("astronaut.jpg");
+  for (const Image* im : {&u16, &f32, &photo}) {
+    const auto both = run_both(testing::one_stage(kEqualize), *im);
+    EXPECT_EQ(testing::compare(both.cpu, both.emulated).count, 0u) << dtype_name(im->shape().dtype);
+  }
+  expect_equalized<std::uint16_t>(u16, run_both(testing::one_stage(kEqualize), u16).emulated);
+  expect_equalized<std::uint8_t>(photo, run_both(testing::one_stage(kEqualize), photo).emulated);
+}
+
 }  // namespace
 }  // namespace aug::test_equalize
