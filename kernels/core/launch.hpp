@@ -83,6 +83,12 @@ struct KernelError : std::runtime_error {
 struct LaunchError : KernelError {
   using KernelError::KernelError;
 };
+// A fault of a kernel that ran earlier (an illegal address, say), reported when a later launch
+// is made: a GPU keeps such an error and returns it from every later call, so the launch that
+// reports it is not the one that caused it. The backend names the candidates.
+struct EarlierFault : LaunchError {
+  using LaunchError::LaunchError;
+};
 
 // What a functor must be to travel to a GPU: copied byte for byte into the launch's parameters.
 template <class F>
@@ -137,7 +143,22 @@ __global__ void kernel_2d(const __grid_constant__ F f, int width, int height) {
 
 inline void check_launch(const char* what) {
   const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw LaunchError(std::string(what) + ": launch failed: " + cudaGetErrorString(e));
+  if (e == cudaSuccess) return;
+  switch (e) {  // the errors a kernel leaves behind when it faults, sticky for the context
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+      throw EarlierFault(std::string("a kernel that ran before \"") + what + "\" faulted: " + cudaGetErrorString(e));
+    default:
+      throw LaunchError(std::string(what) + ": launch failed: " + cudaGetErrorString(e));
+  }
 }
 
 template <class F>

@@ -18,8 +18,9 @@
 //    synchronised; a download's destination holds poison until then. A host read before the
 //    sync, or a staging buffer refilled before its copy ran, gives wrong pixels.
 //  - Copies only between the stream's device memory and pinned memory, in the direction named.
-//  - AUGMENT_EMULATED_FAULT=N makes the Nth launch (counted over the process) fault on the device,
-//    reported at the next synchronisation as a real fault would be: for testing the fault paths.
+//  - AUGMENT_EMULATED_FAULT=N makes the Nth launch (counted over the process) fault on the device
+//    as a GPU's kernel faults: reported at the next synchronisation without the kernel's name, and
+//    sticky: every later launch, copy and synchronisation on that device reports it again.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -146,18 +147,9 @@ class EmulatedStream final : public k::HostQueue {
 
   int device() const { return device_; }
   void enqueue(std::string what, std::function<void()> work) { pending_.push_back({std::move(what), std::move(work)}); }
-  // Runs what is queued, in order. A failure stops the stream like a device fault.
-  void drain(const std::string& device_name) {
-    std::vector<Work> work;
-    work.swap(pending_);
-    for (Work& w : work) {
-      try {
-        w.run();
-      } catch (const std::exception& e) {
-        throw DeviceError(device_name + ": " + w.what + " failed on the device: " + e.what());
-      }
-    }
-  }
+  // Runs what is queued, in order. A failure stops the stream like a device fault. An injected
+  // fault is told as a GPU tells it (no kernel named); the emulator's own checks name theirs.
+  void drain(const std::string& device_name);
 
  private:
   struct Work {
@@ -207,10 +199,12 @@ class EmulatedApi final : public DeviceApi {
   k::HostQueue* host_queue(Stream s) override { return as_stream(s, "a launch"); }
 
   void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    check_sticky(as_stream(s, "copy_to_device")->device(), "copy_to_device");
     EmulatedStream* stream = checked_copy("copy_to_device", dst, Memory::Device, src, Memory::Pinned, bytes, s);
     stream->enqueue("copy_to_device", [dst, src, bytes] { std::memcpy(dst, src, bytes); });
   }
   void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream s) override {
+    check_sticky(as_stream(s, "copy_to_host")->device(), "copy_to_host");
     EmulatedStream* stream = checked_copy("copy_to_host", dst, Memory::Pinned, src, Memory::Device, bytes, s);
     std::memset(dst, kPoison, bytes);  // undefined until the stream is synchronised
     stream->enqueue("copy_to_host", [dst, src, bytes] { std::memcpy(dst, src, bytes); });
@@ -221,6 +215,7 @@ class EmulatedApi final : public DeviceApi {
   }
   void stream_sync(Stream s) override {
     auto* stream = as_stream(s, "stream_sync");
+    check_sticky(stream->device(), "stream_sync");
     stream->drain(device_name(stream->device()));
   }
   void invalidate(void* p, std::size_t bytes) override {
@@ -275,6 +270,22 @@ class EmulatedApi final : public DeviceApi {
     return "";
   }
 
+  // The sticky fault of `device` ("" while there is none), and setting it.
+  std::string fault_of(int device) {
+    std::lock_guard lock(m_);
+    const auto it = faults_.find(device);
+    return it == faults_.end() ? "" : it->second;
+  }
+  void set_fault(int device, const std::string& what) {
+    std::lock_guard lock(m_);
+    faults_.emplace(device, what);
+  }
+  // Throws the device's sticky fault, if it has one, as the GPU's runtime returns it from a call.
+  void check_sticky(int device, const char* call) {
+    const std::string f = fault_of(device);
+    if (!f.empty()) throw DeviceError(device_name(device) + ": " + call + ": " + f);
+  }
+
   // True for the launch that AUGMENT_EMULATED_FAULT names.
   bool faults() { return fault_at_ > 0 && ++launches_ == fault_at_; }
   std::uint64_t next_launch() { return ++numbered_; }
@@ -282,6 +293,9 @@ class EmulatedApi final : public DeviceApi {
   // Checks a launch on `stream` before it is queued: the functor may point only into live
   // device memory of the stream's device, which must be the current one.
   void check_launch(const EmulatedStream& stream, const k::HostLaunch& l) {
+    const std::string fault = fault_of(stream.device());
+    if (!fault.empty())
+      throw k::EarlierFault("a kernel that ran before \"" + std::string(l.what) + "\" faulted: " + fault);
     const std::string kernel = "kernel \"" + std::string(l.what) + "\" (" + demangle(*l.type) + ")";
     if (stream.device() != current_device())
       throw k::LaunchError(kernel + " launched on a stream of " + device_name(stream.device()) + " while " +
@@ -461,16 +475,36 @@ class EmulatedApi final : public DeviceApi {
   std::mutex m_;
   std::vector<Region> regions_;               // device and pinned, per device
   std::map<std::uintptr_t, Allocation> live_;  // by address
+  std::map<int, std::string> faults_;          // sticky faults, by device
   long long fault_at_ = 0;
   std::atomic<long long> launches_{0};
   std::atomic<std::uint64_t> numbered_{0};
 };
 
+// What a GPU's runtime says of an injected fault.
+constexpr const char* kInjectedFault = "an illegal memory access was encountered (AUGMENT_EMULATED_FAULT)";
+struct InjectedFault {};
+
+void EmulatedStream::drain(const std::string& device_name) {
+  std::vector<Work> work;
+  work.swap(pending_);
+  for (Work& w : work) {
+    try {
+      w.run();
+    } catch (const InjectedFault&) {
+      api_.set_fault(device_, kInjectedFault);
+      throw DeviceError(device_name + ": " + kInjectedFault);
+    } catch (const std::exception& e) {
+      throw DeviceError(device_name + ": " + w.what + " failed on the device: " + e.what());
+    }
+  }
+}
+
 void EmulatedStream::launch(k::HostLaunch&& l) {
   api_.check_launch(*this, l);
   std::function<void()> run;
   if (api_.faults()) {
-    run = [] { throw std::runtime_error("an illegal memory access was encountered (AUGMENT_EMULATED_FAULT)"); };
+    run = [] { throw InjectedFault{}; };
   } else {
     // The blocks in an order drawn from the launch's number: any order is one a GPU may take.
     run = [this, blocks = l.blocks, block = std::move(l.block), seed = api_.next_launch()] {

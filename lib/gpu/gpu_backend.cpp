@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "kernels/codec/jpeg_codec.hpp"
@@ -198,6 +199,18 @@ bool sync_each_stage() {
   return v && *v && std::string(v) != "0";
 }
 
+// Which step a device fault came from. A GPU reports a kernel's fault at the next call that
+// waits for it (or at any later launch), not at the launch that caused it, so the fault is put on
+// the steps that ran since the device last synchronised; with AUGMENT_SYNC_LAUNCHES=1 that is one.
+std::string blame(const std::vector<std::string>& since_sync) {
+  if (since_sync.empty()) return "";
+  if (since_sync.size() == 1) return " (in " + since_sync.front() + ")";
+  std::string list;
+  for (const std::string& s : since_sync) list += (list.empty() ? "" : ", ") + s;
+  return " (in one of the steps since the device last synchronised: " + list +
+         "; AUGMENT_SYNC_LAUNCHES=1 synchronises after each step and names the one)";
+}
+
 class GpuBackend final : public Backend {
  public:
   // Slots per device: enough to overlap one image's transfers with another's kernels; more
@@ -309,6 +322,7 @@ class GpuBackend final : public Backend {
     for (const Work& w : work) largest = std::max(largest, w.op->out_shape().bytes());
 
     guard(api_, device_);
+    std::vector<std::string> since_sync;  // the steps a fault reported now may come from
     Lease lease(*this);
     Slot& s = *lease;
     SlotKernelContext ctx(api_, s);
@@ -326,7 +340,7 @@ class GpuBackend final : public Backend {
     api_.event_record(s.start, s.stream);
     ImageRef cur{s.a.data(), in_shape, in_shape.row_bytes()};
     if (in.jpeg) {
-      codec_step("JPEG decoding", [&] {
+      codec_step("JPEG decoding", since_sync, [&] {
         auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(in_bytes));
         api_.copy_to_device(coefficients, s.pinned_in.data(), in_bytes, s.stream);
         const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&in.jpeg->tables, sizeof in.jpeg->tables));
@@ -342,16 +356,22 @@ class GpuBackend final : public Backend {
       auto where = [&] {
         return w.step ? w.step->node->name + " (" + w.step->node->pointer + ")" : std::string("a stage");
       };
+      since_sync.push_back(where());
       try {
         w.op->run(ctx, cur, next);
-        if (sync_each_stage()) api_.stream_sync(s.stream);
+        if (sync_each_stage()) {
+          api_.stream_sync(s.stream);
+          since_sync.clear();
+        }
       } catch (const OutOfMemory& e) {
         throw InputError(where() + " on " + name_ + ": " + e.what());
+      } catch (const k::EarlierFault& e) {
+        throw DeviceError(name_ + ": " + e.what() + blame(since_sync));
       } catch (const k::LaunchError& e) {
         // The device refused the launch: nothing more can run on it, whatever the image.
         throw DeviceError(name_ + ": " + where() + ": " + e.what());
       } catch (const DeviceError& e) {
-        throw DeviceError(std::string(e.what()) + (sync_each_stage() ? " (in " + where() + ")" : ""));
+        throw DeviceError(std::string(e.what()) + blame(since_sync));
       } catch (const std::exception& e) {
         throw InputError(where() + " failed on " + name_ + ": " + e.what());
       }
@@ -365,7 +385,7 @@ class GpuBackend final : public Backend {
       coded = std::make_shared<JpegCoefficients>();
       coded->layout = k::jpeg_encoder_layout(shape.width, shape.height, shape.channels);
       coded->tables = jpeg_quality_tables(jpeg_quality, shape.channels);
-      codec_step("JPEG encoding", [&] {
+      codec_step("JPEG encoding", since_sync, [&] {
         const std::size_t n = coded->layout.coefficients();
         auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(n * sizeof(std::int16_t)));
         const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&coded->tables, sizeof coded->tables));
@@ -379,9 +399,13 @@ class GpuBackend final : public Backend {
     } catch (const OutOfMemory& e) {
       throw InputError(name_ + ": " + e.what() + " for the " + to_string(shape) + " result");
     }
-    api_.copy_to_host(s.pinned_out.data(), result_on_device, bytes, s.stream);
-    api_.event_record(s.end, s.stream);
-    api_.stream_sync(s.stream);  // this slot's stream only; throws DeviceError on a device fault
+    try {
+      api_.copy_to_host(s.pinned_out.data(), result_on_device, bytes, s.stream);
+      api_.event_record(s.end, s.stream);
+      api_.stream_sync(s.stream);  // this slot's stream only; throws DeviceError on a device fault
+    } catch (const DeviceError& e) {
+      throw DeviceError(std::string(e.what()) + blame(since_sync));
+    }
     settle.synced = true;
     s.busy_ms += api_.event_elapsed_ms(s.start, s.end);
     if (coded) {
@@ -396,15 +420,18 @@ class GpuBackend final : public Backend {
 
   // The codec's kernels, with their errors told as the stages' are.
   template <class F>
-  void codec_step(const char* what, F&& f) {
+  void codec_step(const char* what, std::vector<std::string>& since_sync, F&& f) {
+    since_sync.push_back(what);
     try {
       f();
     } catch (const OutOfMemory& e) {
       throw InputError(std::string(what) + " on " + name_ + ": " + e.what());
+    } catch (const k::EarlierFault& e) {
+      throw DeviceError(name_ + ": " + e.what() + blame(since_sync));
     } catch (const k::LaunchError& e) {
       throw DeviceError(name_ + ": " + what + ": " + e.what());
-    } catch (const DeviceError&) {
-      throw;
+    } catch (const DeviceError& e) {
+      throw DeviceError(std::string(e.what()) + blame(since_sync));
     } catch (const std::exception& e) {
       throw InputError(std::string(what) + " failed on " + name_ + ": " + e.what());
     }

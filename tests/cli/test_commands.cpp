@@ -150,10 +150,36 @@ TEST(Cli, ADeviceFaultStopsTheRunWithADeviceError) {
                            {"AUGMENT_EMULATED_FAULT=12"});
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_NE(r.err.find("the device failed; stopping"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("cuda-emulated:0: kernel"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cuda-emulated:0: an illegal memory access was encountered"), std::string::npos) << r.err;
     EXPECT_NE(r.out.find("(stopped: the device failed)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(", 0 failed inputs"), std::string::npos) << r.out;
   }
+}
+
+// A GPU reports a kernel's fault later, at the next synchronisation (or any later launch), so the
+// fault is put on the steps run since the device last synchronised, never on one step that merely
+// reported it; with AUGMENT_SYNC_LAUNCHES=1 (a synchronisation after each step) on exactly the one.
+TEST(Cli, ADeviceFaultIsPutOnTheStepsThatMayHaveCausedIt) {
+  const std::string config = (testing::source_dir() / "configs/kornia-chain.json").string();
+  auto fault_with = [&](std::vector<std::string> env) {
+    testing::TempDir dir;
+    env.push_back("AUGMENT_EMULATED_FAULT=12");
+    const auto r = run_cli({"run", "-c", config, "-i", testing::samples_dir().string(), "-o", (dir / "out").string(),
+                            "--device", "cuda-emulated", "--threads", "1"},
+                           env);
+    EXPECT_EQ(r.code, 1) << r.err;
+    return r.err;
+  };
+  const std::string exact = fault_with({"AUGMENT_SYNC_LAUNCHES=1"});
+  const std::size_t at = exact.find("(in ");
+  ASSERT_NE(at, std::string::npos) << exact;
+  const std::string step = exact.substr(at + 4, exact.find(')', exact.find('(', at + 4)) + 1 - (at + 4));
+  EXPECT_NE(step.find("(/stages/"), std::string::npos) << exact;
+  EXPECT_EQ(exact.find("one of the steps"), std::string::npos) << exact;
+  const std::string candidates = fault_with({});
+  EXPECT_NE(candidates.find("in one of the steps since the device last synchronised: "), std::string::npos) << candidates;
+  EXPECT_NE(candidates.find(step), std::string::npos) << "the step that faulted, " << step << ", is not among: " << candidates;
+  EXPECT_EQ(candidates.find("kernel \""), std::string::npos) << "no single kernel is named: " << candidates;
 }
 
 TEST(Cli, EmulatedGpusAreCountedByTheEnvironment) {
