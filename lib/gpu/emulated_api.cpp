@@ -150,6 +150,7 @@ class EmulatedStream final : public k::HostQueue {
   // Runs what is queued, in order. A failure stops the stream like a device fault. An injected
   // fault is told as a GPU tells it (no kernel named); the emulator's own checks name theirs.
   void drain(const std::string& device_name);
+  void discard() { pending_.clear(); }
 
  private:
   struct Work {
@@ -193,8 +194,11 @@ class EmulatedApi final : public DeviceApi {
   Stream stream_create() override { return new EmulatedStream(*this, current_device()); }
   void stream_destroy(Stream s) override {
     auto* stream = as_stream(s, "stream_destroy");
-    stream->drain(device_name(stream->device()));  // as on a GPU, queued work still completes
-    delete stream;
+    std::unique_ptr<EmulatedStream> owned(stream);
+    if (fault_of(stream->device()).empty())
+      stream->drain(device_name(stream->device()));  // as on a GPU, queued work still completes
+    else
+      stream->discard();  // a faulted device runs nothing more
   }
   k::HostQueue* host_queue(Stream s) override { return as_stream(s, "a launch"); }
 
@@ -231,6 +235,7 @@ class EmulatedApi final : public DeviceApi {
   void event_destroy(void* e) override { delete static_cast<Event*>(e); }
   void event_record(void* e, Stream s) override {
     auto* event = static_cast<Event*>(e);
+    check_sticky(as_stream(s, "event_record")->device(), "event_record");
     event->complete = false;
     as_stream(s, "event_record")->enqueue("event_record", [event] {
       event->at = Clock::now();

@@ -137,10 +137,13 @@ struct Slot {
       api.stream_sync(stream);
     } catch (...) {  // a faulted device: its error has been reported where it happened
     }
+    try {  // the stream first: work still queued on it may refer to the events
+      api.stream_destroy(stream);
+    } catch (...) {
+    }
     try {
       api.event_destroy(start);
       api.event_destroy(end);
-      api.stream_destroy(stream);
     } catch (...) {
     }
   }
