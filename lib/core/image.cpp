@@ -8,6 +8,7 @@
 #include <vector>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 namespace aug {
 
@@ -97,6 +98,11 @@ Image::Image(const Shape& shape) : shape_(shape) {
   void* p = std::aligned_alloc(64, alloc);
   if (!p) throw std::bad_alloc();
   data_ = std::shared_ptr<std::uint8_t[]>(static_cast<std::uint8_t*>(p), [](std::uint8_t* q) { std::free(q); });
+}
+
+Image::Image(const Shape& shape, std::shared_ptr<std::uint8_t[]> storage) : shape_(shape), data_(std::move(storage)) {
+  if (!data_ || reinterpret_cast<std::uintptr_t>(data_.get()) % 64 != 0)
+    throw std::invalid_argument("Image: external storage must be 64-byte aligned and not null");
 }
 
 Image Image::clone() const {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -50,6 +51,9 @@ class Image {
  public:
   Image() = default;
   explicit Image(const Shape& shape);
+  // An image in memory that someone else manages (a GPU backend's pinned staging): `storage` holds
+  // at least shape.bytes() rounded up to 64, 64-byte aligned; its deleter gives the memory back.
+  Image(const Shape& shape, std::shared_ptr<std::uint8_t[]> storage);
 
   const Shape& shape() const { return shape_; }
   int width() const { return shape_.width; }
@@ -77,6 +81,13 @@ class Image {
   Shape shape_;
   std::shared_ptr<std::uint8_t[]> data_;
 };
+
+// Where a producer of images (a decoder) puts their pixels: a GPU backend hands out its pinned
+// staging so that an image is uploaded without a copy. Unset: a plain Image.
+using ImageAllocator = std::function<Image(const Shape&)>;
+inline Image allocate_image(const Shape& shape, const ImageAllocator& allocate) {
+  return allocate ? allocate(shape) : Image(shape);
+}
 
 // Calls f(T{}) with T the C++ sample type of `t`.
 template <class F>

@@ -32,6 +32,9 @@ class Backend {
   // pixels of `in.jpeg` on the device, and when jpeg_quality > 0 and the result is 8-bit gray or
   // RGB, returns its coefficients at that quality (else its pixels). The other backends throw.
   virtual CodedImage run_coded(const Plan& plan, const CodedImage& in, int jpeg_quality, int worker);
+  // Where to decode the images this backend will run: a GPU backend gives its pinned staging, so
+  // that an input is uploaded from where it was decoded, without a copy. Empty: plain memory.
+  virtual ImageAllocator input_allocator() { return {}; }
   // One operation on `in` (verify-devices runs stages one at a time).
   virtual Image run_op(const Op& op, const Image& in, int worker) = 0;
   // Seconds the device spent on images (upload to download, summed over workers; an upper

@@ -145,10 +145,13 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const DecodeOptio
     decoded.width = shrunk_size(info.width, decoded.shrink);
     decoded.height = shrunk_size(info.height, decoded.shrink);
   }
+  // The decoder's buffer is the result unless an EXIF rotation makes a new one.
+  const ImageAllocator allocate = info.orientation <= 1 || info.orientation > 8 ? options.allocate : ImageAllocator();
   Image image;
   switch (info.format) {
     case Format::Jpeg: {
       JpegDecodeOptions jpeg{options.allow_truncated, decoded.shrink};
+      jpeg.allocate = allocate;
       if (options.region && info.orientation <= 1 && (info.components == 1 || info.components == 3)) {
         const Shape shape{decoded.width, decoded.height, info.components, DType::U8};
         if (const std::optional<PixelRect> r = options.region(shape)) {
@@ -161,7 +164,7 @@ Image decode_image(const std::uint8_t* data, std::size_t size, const DecodeOptio
       image = jpeg_decode(data, size, jpeg);
       break;
     }
-    case Format::Png: image = png_decode(data, size); break;
+    case Format::Png: image = png_decode(data, size, allocate); break;
     default: image = decode_with_opencv(data, size, info.format); break;
   }
   // --max-pixels was checked against the header: the decoder must agree with it.

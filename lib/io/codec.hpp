@@ -29,6 +29,9 @@ struct DecodeOptions {
   // shrink), the pixels the pipeline will read, [x0, x1) x [y0, y1); only those (and the few
   // around them the codec needs) are rebuilt, the rest of the image is 0. Nothing: all of it.
   std::function<std::optional<PixelRect>(const Shape& decoded)> region;
+  // Where the decoded pixels go when the decoder's own buffer is the result (JPEG and PNG without
+  // an EXIF rotation): a GPU backend's pinned staging (Backend::input_allocator). Unset: plain.
+  ImageAllocator allocate;
 };
 
 // A side of n pixels decoded at 1/shrink, as libjpeg sizes it.

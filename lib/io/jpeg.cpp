@@ -137,7 +137,7 @@ Image jpeg_decode(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
   std::vector<std::uint8_t> cmyk_row, tail_row;
   bool ok = read_header(d, e, job);
   if (ok) {
-    image = Image(Shape{job.width, job.height, job.cmyk ? 3 : job.components, DType::U8});
+    image = allocate_image(Shape{job.width, job.height, job.cmyk ? 3 : job.components, DType::U8}, options.allocate);
     if (options.x1 > 0) std::memset(image.data(), 0, image.pitch() * static_cast<std::size_t>(job.height));
     if (job.cmyk) cmyk_row.resize(static_cast<std::size_t>(job.width) * 4);
     job.pixels = image.data();

@@ -21,6 +21,7 @@ struct JpegDecodeOptions {
   // them that make their values those of a full decode; the rest of the image is 0. x1 = 0: all.
   // Rows above and below are entropy-decoded (the file is checked as a whole) but not rebuilt.
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  ImageAllocator allocate;  // where the pixels go (unset: a plain Image)
 };
 
 // RGB or gray 8-bit. Throws InputError naming what is wrong (truncated, corrupt data, unsupported).

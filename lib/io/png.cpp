@@ -21,6 +21,7 @@ struct PngJob {
   char message[256];
   // Set by the allocation callback once the header is read.
   Image* image;
+  const ImageAllocator* allocate;
 };
 
 void on_error(png_structp p, png_const_charp msg) {
@@ -40,7 +41,7 @@ void on_read(png_structp p, png_bytep out, png_size_t n) {
 
 // Allocates the image in the caller's frame (a normal return, never skipped by a longjmp).
 std::uint8_t* allocate(PngJob& job, int width, int height, int channels, int depth) {
-  *job.image = Image(Shape{width, height, channels, depth == 16 ? DType::U16 : DType::U8});
+  *job.image = allocate_image(Shape{width, height, channels, depth == 16 ? DType::U16 : DType::U8}, *job.allocate);
   return job.image->data();
 }
 
@@ -82,9 +83,9 @@ bool read_png(PngJob& job) {
 
 }  // namespace
 
-Image png_decode(const std::uint8_t* data, std::size_t size) {
+Image png_decode(const std::uint8_t* data, std::size_t size, const ImageAllocator& allocate) {
   Image image;
-  PngJob job{data, size, 0, {}, &image};
+  PngJob job{data, size, 0, {}, &image, &allocate};
   if (!read_png(job)) {
     const std::string why = job.message;
     if (why.find("ends early") != std::string::npos || why.find("incomplete") != std::string::npos)

@@ -206,6 +206,8 @@ class Stream {
       ++todo_;
     }
     if (format_) names_ = format_->class_names();
+    // With one device, inputs are decoded where it uploads them from (a GPU's pinned staging).
+    if (devices.size() == 1) allocate_ = devices.backend(0).input_allocator();
     if (shrink_ && (format_ || masks_)) {
       // Label files and masks are in the full image's pixels: those runs decode at full size.
       spdlog::warn("the pipeline's \"decode\": {\"shrink\": true} is off for this run: labels and masks need "
@@ -346,7 +348,8 @@ class Stream {
       std::vector<std::uint32_t> copies;
       for (std::size_t j : todo_of(input)) copies.push_back(jobs_[j].copy);
       // Shrink-on-load when asked for, and only the pixels the copies read (a crop's window).
-      const DecodeOptions options = pipeline_.decode_options(o_.decode, seed_, in.rel, copies, shrink_, true);
+      DecodeOptions options = pipeline_.decode_options(o_.decode, seed_, in.rel, copies, shrink_, true);
+      options.allocate = allocate_;
       if (o_.device_jpeg) {
         std::string why;
         if (auto c = read_jpeg_for_device(bytes.data(), bytes.size(), o_.decode, &why)) {
@@ -584,6 +587,7 @@ class Stream {
   const std::vector<InputFile>& inputs_;
   std::vector<Job>& jobs_;
   const DeviceSet& devices_;
+  ImageAllocator allocate_;             // where inputs are decoded (the device's, or plain memory)
   std::vector<std::size_t> images_on_;  // outputs augmented per device (under m_)
   ManifestWriter* manifest_;
   std::uint64_t seed_;

@@ -1,6 +1,7 @@
 // Decoding and encoding real files, and every way a file can be bad.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 
 #include <zlib.h>
@@ -234,6 +235,47 @@ TEST(Decode, AppliesExifOrientation) {
   const Image ccw = decode_image(png.data(), png.size(), {});
   cv::rotate(mat(im), expected, cv::ROTATE_90_COUNTERCLOCKWISE);
   EXPECT_EQ(compare(ccw, testing::from_mat(expected)).count, 0u);
+}
+
+TEST(Decode, PixelsGoWhereTheAllocatorSaysUnlessTheyMustMove) {
+  // An allocator that keeps what it handed out, its memory poisoned as a reused buffer would be.
+  std::vector<Image> given;
+  DecodeOptions options;
+  options.allocate = [&](const Shape& shape) {
+    Image im(shape);
+    std::memset(im.data(), 0xA5, shape.bytes());
+    given.push_back(im);
+    return im;
+  };
+  const Image im = random_image({30, 20, 3, DType::U8}, 5);
+  const auto jpeg = jpeg_encode(im.ref(), 95);
+  const auto png = cv_encode(random_image({30, 20, 4, DType::U16}, 6), ".png");
+  const auto tiff = cv_encode(im, ".tiff");
+  struct Case {
+    const char* what;
+    std::vector<std::uint8_t> bytes;
+    bool allocated;  // the decoder's buffer is the result
+  };
+  for (const Case& c : {Case{"jpeg", jpeg, true}, Case{"png", png, true}, Case{"jpeg, EXIF-rotated", jpeg_with_orientation(jpeg, 6), false},
+                        Case{"tiff (OpenCV)", tiff, false}}) {
+    given.clear();
+    const Image plain = decode_image(c.bytes.data(), c.bytes.size(), {});
+    const Image placed = decode_image(c.bytes.data(), c.bytes.size(), options);
+    EXPECT_EQ(compare(placed, plain).count, 0u) << c.what;
+    if (c.allocated) {
+      ASSERT_EQ(given.size(), 1u) << c.what;
+      EXPECT_EQ(placed.data(), given.front().data()) << c.what;
+    } else {
+      for (const Image& g : given) EXPECT_NE(placed.data(), g.data()) << c.what;
+    }
+  }
+  // A region decode fills what it does not rebuild with 0, in the allocator's buffer too.
+  options.region = [](const Shape&) { return std::optional<PixelRect>(PixelRect{0, 0, 8, 8}); };
+  given.clear();
+  const auto big = jpeg_encode(random_image({64, 64, 3, DType::U8}, 7).ref(), 90);
+  const Image region = decode_image(big.data(), big.size(), options);
+  ASSERT_EQ(given.size(), 1u);
+  EXPECT_EQ(region.data()[region.pitch() * 63 + 63 * 3], 0);
 }
 
 TEST(BadInput, EmptyNotAnImageTruncatedCorruptOversized) {
