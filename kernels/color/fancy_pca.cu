@@ -22,17 +22,31 @@ struct PcaRows {
   }
 };
 
+// Chunk c: rows [c kPcaChunk, (c + 1) kPcaChunk) totalled in order.
+template <class T>
+struct PcaChunks {
+  AUG_FIELDS(PcaChunks, rows, chunks, height)
+  const PcaSums<SumOf<T>>* rows;
+  PcaSums<SumOf<T>>* chunks;
+  int height;
+  AUG_HD void operator()(std::size_t c) const {
+    PcaSums<SumOf<T>> t{};
+    const int y0 = static_cast<int>(c) * kPcaChunk, y1 = y0 + kPcaChunk < height ? y0 + kPcaChunk : height;
+    for (int y = y0; y < y1; ++y) pca_add(t, rows[y]);
+    chunks[c] = t;
+  }
+};
+
 template <class T>
 struct PcaReduce {
-  AUG_FIELDS(PcaReduce, rows, map, height, width, color_channels, alpha)
-  const PcaSums<SumOf<T>>* rows;
+  AUG_FIELDS(PcaReduce, chunks, map, count, height, width, color_channels, alpha)
+  const PcaSums<SumOf<T>>* chunks;
   PcaMap* map;
-  int height, width, color_channels;
+  int count, height, width, color_channels;
   PcaAlpha alpha;
   AUG_HD void operator()(std::size_t) const {
     PcaSums<SumOf<T>> t{};
-    for (int y = 0; y < height; ++y)
-      for (int i = 0; i < 9; ++i) t.s[i] = t.s[i] + rows[y].s[i];
+    for (int c = 0; c < count; ++c) pca_add(t, chunks[c]);
     double max = 1.0;
     if constexpr (!std::is_same_v<T, float>) max = static_cast<double>(SampleTraits<T>::max);
     *map = pca_map(t, static_cast<double>(width) * height, max, color_channels, alpha.a);
@@ -61,12 +75,19 @@ template <class T>
 void fancy_pca(View<const T> in, View<T> out, const PcaAlpha& alpha, int color_channels, Scratch& scratch,
                const Exec& exec) {
   if (exec.cpu) return cpu::fancy_pca(in, out, alpha, color_channels);
-  const std::size_t rows_bytes = (static_cast<std::size_t>(in.height) * sizeof(PcaSums<fancy_pca_impl::SumOf<T>>) + 255) / 256 * 256;
-  auto* base = static_cast<unsigned char*>(scratch.scratch(rows_bytes + sizeof(PcaMap)));
-  auto* rows = reinterpret_cast<PcaSums<fancy_pca_impl::SumOf<T>>*>(base);
-  auto* map = reinterpret_cast<PcaMap*>(base + rows_bytes);
+  using Sums = PcaSums<fancy_pca_impl::SumOf<T>>;
+  const int chunks = (in.height + kPcaChunk - 1) / kPcaChunk;
+  const std::size_t rows_bytes = (static_cast<std::size_t>(in.height) * sizeof(Sums) + 255) / 256 * 256;
+  const std::size_t chunks_bytes = (static_cast<std::size_t>(chunks) * sizeof(Sums) + 255) / 256 * 256;
+  auto* base = static_cast<unsigned char*>(scratch.scratch(rows_bytes + chunks_bytes + sizeof(PcaMap)));
+  auto* rows = reinterpret_cast<Sums*>(base);
+  auto* chunk_sums = reinterpret_cast<Sums*>(base + rows_bytes);
+  auto* map = reinterpret_cast<PcaMap*>(base + rows_bytes + chunks_bytes);
   for_1d(fancy_pca_impl::PcaRows<T>{in, rows, color_channels}, static_cast<std::size_t>(in.height), exec, "fancy_pca (sums)");
-  for_1d(fancy_pca_impl::PcaReduce<T>{rows, map, in.height, in.width, color_channels, alpha}, 1, exec, "fancy_pca (map)");
+  for_1d(fancy_pca_impl::PcaChunks<T>{rows, chunk_sums, in.height}, static_cast<std::size_t>(chunks), exec,
+         "fancy_pca (chunk sums)");
+  for_1d(fancy_pca_impl::PcaReduce<T>{chunk_sums, map, chunks, in.height, in.width, color_channels, alpha}, 1, exec,
+         "fancy_pca (map)");
   for_2d(fancy_pca_impl::PcaApply<T>{in, out, map, color_channels}, out.width, out.height, exec, "fancy_pca");
 }
 

@@ -4,9 +4,10 @@
 //   RGB:  out = clip(x + M (x - mu), 0, 1), M = E diag(a * l), a the drawn vector (one per channel);
 //   gray: out = clip(x + a0 s (x - mu), 0, 1), s the standard deviation (ddof 0);
 // then 8/16-bit rne(out * max). Statistics: exact integer sums per row (double for float images, each
-// row left to right), the rows in order, then mean, covariance and a cyclic Jacobi eigen-decomposition
-// in double by one thread (the same operations on the host and on a GPU); the map per pixel in
-// binary32. Alpha is copied.
+// row left to right), totalled in chunks of kPcaChunk rows in order and then the chunks in order (one
+// GPU thread per chunk), then mean, covariance and a cyclic Jacobi eigen-decomposition in double by
+// one thread (the same operations on the host and on a GPU); the map per pixel in binary32. Alpha is
+// copied.
 #pragma once
 
 #include <cmath>
@@ -24,6 +25,15 @@ template <class A>
 struct PcaSums {
   A s[9];
 };
+
+// Rows per chunk of the totals (see above): the order of the float sums on every backend.
+constexpr int kPcaChunk = 32;
+
+template <class A>
+AUG_HD void pca_add(PcaSums<A>& total, const PcaSums<A>& more) {
+  AUG_UNROLL
+  for (int i = 0; i < 9; ++i) total.s[i] = total.s[i] + more.s[i];
+}
 
 // One row's sums, left to right.
 template <class A, class T>
@@ -59,13 +69,17 @@ struct PcaMap {
 
 // 3x3 symmetric eigen-decomposition by cyclic Jacobi rotations, in double: `a` (row-major, changed),
 // eigenvalues in w, eigenvectors as the columns of v, sorted by decreasing eigenvalue; each vector's
-// largest-magnitude component made positive (the first of equal magnitude).
+// largest-magnitude component made positive (the first of equal magnitude). Every loop over the
+// arrays is unrolled, so that on a GPU they stay in registers.
 AUG_HD void jacobi3(double* a, double* w, double* v) {
+  AUG_UNROLL
   for (int i = 0; i < 9; ++i) v[i] = (i % 4 == 0) ? 1.0 : 0.0;
   for (int sweep = 0; sweep < 50; ++sweep) {
     const double off = (a[1] < 0 ? -a[1] : a[1]) + (a[2] < 0 ? -a[2] : a[2]) + (a[5] < 0 ? -a[5] : a[5]);
     if (off == 0.0) break;
+    AUG_UNROLL
     for (int p = 0; p < 2; ++p)
+      AUG_UNROLL
       for (int q = p + 1; q < 3; ++q) {
         const double apq = a[p * 3 + q];
         if (apq == 0.0) continue;
@@ -74,11 +88,13 @@ AUG_HD void jacobi3(double* a, double* w, double* v) {
         double t = 1.0 / (at + sqrt(theta * theta + 1.0));
         if (theta < 0) t = -t;
         const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+        AUG_UNROLL
         for (int k = 0; k < 3; ++k) {  // columns p, q of A
           const double akp = a[k * 3 + p], akq = a[k * 3 + q];
           a[k * 3 + p] = c * akp - s * akq;
           a[k * 3 + q] = s * akp + c * akq;
         }
+        AUG_UNROLL
         for (int k = 0; k < 3; ++k) {  // rows p, q
           const double apk = a[p * 3 + k], aqk = a[q * 3 + k];
           a[p * 3 + k] = c * apk - s * aqk;
@@ -86,6 +102,7 @@ AUG_HD void jacobi3(double* a, double* w, double* v) {
         }
         a[p * 3 + q] = 0.0;
         a[q * 3 + p] = 0.0;
+        AUG_UNROLL
         for (int k = 0; k < 3; ++k) {
           const double vkp = v[k * 3 + p], vkq = v[k * 3 + q];
           v[k * 3 + p] = c * vkp - s * vkq;
@@ -93,29 +110,36 @@ AUG_HD void jacobi3(double* a, double* w, double* v) {
         }
       }
   }
+  AUG_UNROLL
   for (int i = 0; i < 3; ++i) w[i] = a[i * 3 + i];
   // Sort decreasing (stable), columns with them.
+  AUG_UNROLL
   for (int i = 0; i < 2; ++i)
+    AUG_UNROLL
     for (int j = 0; j < 2 - i; ++j)
       if (w[j] < w[j + 1]) {
         const double tw = w[j];
         w[j] = w[j + 1];
         w[j + 1] = tw;
+        AUG_UNROLL
         for (int k = 0; k < 3; ++k) {
           const double tv = v[k * 3 + j];
           v[k * 3 + j] = v[k * 3 + j + 1];
           v[k * 3 + j + 1] = tv;
         }
       }
+  AUG_UNROLL
   for (int j = 0; j < 3; ++j) {
-    int big = 0;
+    double big = v[j];  // the component of largest magnitude, the first of equal ones
+    AUG_UNROLL
     for (int k = 1; k < 3; ++k) {
       const double m = v[k * 3 + j] < 0 ? -v[k * 3 + j] : v[k * 3 + j];
-      const double b = v[big * 3 + j] < 0 ? -v[big * 3 + j] : v[big * 3 + j];
-      if (m > b) big = k;
+      if (m > (big < 0 ? -big : big)) big = v[k * 3 + j];
     }
-    if (v[big * 3 + j] < 0)
+    if (big < 0) {
+      AUG_UNROLL
       for (int k = 0; k < 3; ++k) v[k * 3 + j] = -v[k * 3 + j];
+    }
   }
 }
 
@@ -124,9 +148,12 @@ template <class A>
 AUG_HD PcaMap pca_map(const PcaSums<A>& sums, double n, double max, int color_channels, const float* alpha) {
   PcaMap r{};
   PcaSums<double> t;
+  AUG_UNROLL
   for (int i = 0; i < 9; ++i) t.s[i] = static_cast<double>(sums.s[i]);
   double mu[3] = {0, 0, 0};
-  for (int c = 0; c < color_channels; ++c) mu[c] = t.s[c] / n;
+  AUG_UNROLL
+  for (int c = 0; c < 3; ++c)
+    if (c < color_channels) mu[c] = t.s[c] / n;
   if (color_channels == 1) {
     // np.std of the centred values: sqrt(sum (x - mu)^2 / n) = sqrt((S2 - S mu) / n).
     const double var = (t.s[3] - t.s[0] * mu[0]) / n;
@@ -137,13 +164,18 @@ AUG_HD PcaMap pca_map(const PcaSums<A>& sums, double n, double max, int color_ch
   }
   const int idx[3][3] = {{3, 4, 5}, {4, 6, 7}, {5, 7, 8}};
   double a[9];
+  AUG_UNROLL
   for (int i = 0; i < 3; ++i)
+    AUG_UNROLL
     for (int j = 0; j < 3; ++j)
       a[i * 3 + j] = (t.s[idx[i][j]] - t.s[i] * mu[j]) / (n > 1 ? n - 1 : 1) / (max * max);
   double w[3], v[9];
   jacobi3(a, w, v);
+  AUG_UNROLL
   for (int i = 0; i < 3; ++i)
+    AUG_UNROLL
     for (int j = 0; j < 3; ++j) r.m[i * 3 + j] = static_cast<float>(v[i * 3 + j] * (static_cast<double>(alpha[j]) * w[j]));
+  AUG_UNROLL
   for (int c = 0; c < 3; ++c) r.mu[c] = static_cast<float>(mu[c] / max);
   return r;
 }

@@ -95,7 +95,7 @@ AUG_CLONES void apply_row(const T* s, T* d, int width, PcaMap m, float* planes) 
 template <class T>
 void fancy_pca(View<const T> in, View<T> out, const PcaAlpha& alpha, int color_channels) {
   using A = std::conditional_t<std::is_same_v<T, float>, double, long long>;
-  PcaSums<A> t{};
+  PcaSums<A> t{}, chunk{};
   std::vector<std::uint32_t> buf(std::is_same_v<T, std::uint8_t> && color_channels == 3 ? 3 * fancy_pca_cpu_impl::kBlock : 0);
   for (int y = 0; y < in.height; ++y) {
     PcaSums<A> r;
@@ -105,7 +105,11 @@ void fancy_pca(View<const T> in, View<T> out, const PcaAlpha& alpha, int color_c
     } else {
       r = pca_row_sums<A>(in.row(y), in.width, in.channels, color_channels);
     }
-    for (int i = 0; i < 9; ++i) t.s[i] = t.s[i] + r.s[i];
+    pca_add(chunk, r);
+    if ((y + 1) % kPcaChunk == 0 || y + 1 == in.height) {  // the device's order of the totals
+      pca_add(t, chunk);
+      chunk = PcaSums<A>{};
+    }
   }
   double max = 1.0;
   if constexpr (!std::is_same_v<T, float>) max = static_cast<double>(SampleTraits<T>::max);

@@ -15,6 +15,14 @@
 #define AUG_HD inline
 #endif
 
+// Unroll the next loop in device code: a small array indexed only by unrolled loops stays in
+// registers instead of the thread's local memory. The arithmetic is unchanged.
+#if defined(__CUDA_ARCH__)
+#define AUG_UNROLL _Pragma("unroll")
+#else
+#define AUG_UNROLL
+#endif
+
 namespace aug::k {
 
 // A 2-D interleaved image: `pitch` is in bytes, channels are interleaved (RGB[A] or gray).
