@@ -2,6 +2,7 @@
 // without a driver still runs augment and gets a clear "no driver" from the inventory).
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ void* checked_alloc(cudaError_t e, void* p, std::size_t bytes, const char* call,
 
 class CudaApi final : public DeviceApi {
  public:
+  // Every kernel of the build is loaded when a device's context is created, not at its first
+  // launch (the runtime loads lazily by default since CUDA 12.2): a GPU the build has no code for
+  // fails when its backend opens, and no image pays for loading a module mid-run. Set before the
+  // first CUDA call, which reads it; a value the user set is kept.
+  CudaApi() { ::setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+
   bool emulated() const override { return false; }
 
   int driver_version() override {

@@ -6,8 +6,10 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels/codec/jpeg_codec.hpp"
@@ -85,6 +87,12 @@ class Arena {
     return p;
   }
 
+  // Gives its memory back to the device (only when idle and nothing taken is in use).
+  void release() noexcept {
+    chunks_.clear();
+    current_ = offset_ = used_ = 0;
+  }
+
   // Everything taken is free again (and, on an emulated device, poisoned). Never throws: when
   // the merged chunk cannot be had, the next take() allocates what it needs.
   void reset() noexcept {
@@ -116,6 +124,192 @@ class Arena {
   std::size_t current_ = 0, offset_ = 0, used_ = 0;
 };
 
+// Page-locked buffers for whole images, handed out as the pixels of Images: an input decoded into
+// one is uploaded from it, and a result downloaded into one is encoded from it, with no copy into
+// or out of staging on the way. A buffer comes back when the last Image holding it is dropped (on
+// an emulated device it is poisoned then), and up to kKeep bytes of them wait for the next images.
+// The Images share the pool, so it lives as long as any of them (the DeviceApi must too).
+class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
+ public:
+  static constexpr std::size_t kKeep = std::size_t{256} << 20;
+
+  PinnedPool(DeviceApi& api, int device) : api_(api), device_(device) {}
+  PinnedPool(const PinnedPool&) = delete;
+  ~PinnedPool() {
+    for (const auto& [p, size] : free_) release(p);
+  }
+
+  // A `shape` image in a pinned buffer of this device; in plain memory when no more page-locked
+  // memory can be had (the backend then stages it as before).
+  Image image(const Shape& shape) {
+    const std::size_t bytes = round_up(std::max<std::size_t>(shape.bytes(), 1), 64);
+    const auto [p, size] = take(bytes);
+    if (!p) return Image(shape);
+    std::shared_ptr<std::uint8_t[]> storage(static_cast<std::uint8_t*>(p),
+                                            [self = shared_from_this(), size = size](std::uint8_t* q) { self->give(q, size); });
+    return Image(shape, std::move(storage));
+  }
+
+  // Whether [p, p + bytes) lies in a buffer this pool has handed out and not had back.
+  bool holds(const void* p, std::size_t bytes) const {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    std::lock_guard lock(m_);
+    auto it = out_.upper_bound(a);
+    if (it == out_.begin()) return false;
+    --it;
+    return a + bytes <= it->first + it->second;
+  }
+
+ private:
+  std::pair<void*, std::size_t> take(std::size_t bytes) {
+    {
+      std::lock_guard lock(m_);
+      std::size_t best = free_.size();
+      for (std::size_t i = 0; i < free_.size(); ++i)
+        if (free_[i].second >= bytes && free_[i].second <= 2 * bytes &&
+            (best == free_.size() || free_[i].second < free_[best].second))
+          best = i;
+      if (best != free_.size()) {
+        const auto taken = free_[best];
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+        kept_ -= taken.second;
+        out_.emplace(reinterpret_cast<std::uintptr_t>(taken.first), taken.second);
+        return taken;
+      }
+    }
+    const std::size_t size = round_up(bytes, 1 << 16);
+    void* p = nullptr;
+    try {
+      guard(api_, device_);  // pinned memory belongs to the current device's context
+      p = api_.pinned_alloc(size);
+    } catch (const OutOfMemory&) {
+      return {nullptr, 0};
+    }
+    std::lock_guard lock(m_);
+    out_.emplace(reinterpret_cast<std::uintptr_t>(p), size);
+    return {p, size};
+  }
+
+  void give(void* p, std::size_t size) noexcept {
+    try {
+      api_.invalidate(p, size);
+    } catch (...) {
+    }
+    {
+      std::lock_guard lock(m_);
+      out_.erase(reinterpret_cast<std::uintptr_t>(p));
+      if (kept_ + size <= kKeep) {
+        free_.emplace_back(p, size);
+        kept_ += size;
+        return;
+      }
+    }
+    release(p);
+  }
+
+  void release(void* p) noexcept {
+    try {
+      api_.pinned_free(p);
+    } catch (...) {
+    }
+  }
+
+  DeviceApi& api_;
+  const int device_;
+  mutable std::mutex m_;
+  std::vector<std::pair<void*, std::size_t>> free_;
+  std::size_t kept_ = 0;                        // bytes in free_
+  std::map<std::uintptr_t, std::size_t> out_;  // handed out: address, size
+};
+
+// The small tables a slot's images upload (resampling indices and weights, lookup tables, codec
+// tables), kept on the device and found again by content: an image whose table is byte for byte one
+// already there uploads nothing. kEntries places of kMaxBytes in one device block (allocated at the
+// first table, never grown); the least recently used place is taken for a new table, but never one
+// the current image uses (its kernels may still be queued), so such a table goes to the image's own
+// arena instead.
+class TableCache {
+ public:
+  static constexpr std::size_t kEntries = 32;
+  static constexpr std::size_t kMaxBytes = std::size_t{128} << 10;  // a 16-bit lookup table
+
+  explicit TableCache(DeviceApi& api) : block_(api, false) {}
+
+  static bool fits(std::size_t bytes) { return bytes > 0 && bytes <= kMaxBytes; }
+
+  // The device copy of `host` (`bytes` of it), or nullptr when it is not there.
+  const void* find(const void* host, std::size_t bytes) {
+    const std::uint64_t h = hash(host, bytes);
+    for (Entry& e : entries_)
+      if (e.bytes == bytes && e.hash == h && std::memcmp(e.host.data(), host, bytes) == 0) {
+        e.last_use = ++tick_;
+        e.image = image_;
+        return e.device;
+      }
+    return nullptr;
+  }
+
+  // Room for `host` on the device, recorded as holding it (the caller uploads it there on the
+  // slot's stream), or nullptr when every entry is in use by this image. Throws OutOfMemory.
+  void* add(const void* host, std::size_t bytes) {
+    if (!block_.data()) block_.reserve(kEntries * kMaxBytes);
+    Entry* e = nullptr;
+    if (entries_.size() < kEntries) {
+      entries_.push_back(Entry{0, 0, 0, 0, {}, static_cast<char*>(block_.data()) + entries_.size() * kMaxBytes});
+      e = &entries_.back();
+    } else {
+      for (Entry& c : entries_)
+        if (c.image != image_ && (!e || c.last_use < e->last_use)) e = &c;
+      if (!e) return nullptr;
+    }
+    e->host.assign(static_cast<const std::uint8_t*>(host), static_cast<const std::uint8_t*>(host) + bytes);
+    e->bytes = bytes;
+    e->hash = hash(host, bytes);
+    e->last_use = ++tick_;
+    e->image = image_;
+    return e->device;
+  }
+
+  // The image's work is done (its stream idle): its entries may be replaced from now on.
+  void next_image() { ++image_; }
+
+  // Forgets every table and gives the block back to the device.
+  void release() noexcept {
+    entries_.clear();
+    block_.release();
+  }
+
+ private:
+  struct Entry {
+    std::size_t bytes;
+    std::uint64_t hash;
+    std::uint64_t last_use;
+    std::uint64_t image;             // the last image that used it
+    std::vector<std::uint8_t> host;  // what the device copy holds
+    void* device;                    // its place in the block
+  };
+
+  // 64-bit words mixed by multiplies and xor-shifts (not cryptographic: a match is confirmed by memcmp).
+  static std::uint64_t hash(const void* p, std::size_t bytes) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ bytes;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, b + i, 8);
+      h = (h ^ (w * 0xBF58476D1CE4E5B9ull)) * 0x94D049BB133111EBull;
+      h ^= h >> 29;
+    }
+    for (; i < bytes; ++i) h = (h ^ b[i]) * 0x100000001B3ull;
+    return h;
+  }
+
+  Buffer block_;
+  std::vector<Entry> entries_;
+  std::uint64_t tick_ = 0;
+  std::uint64_t image_ = 1;  // entries start at image 0: free to replace
+};
+
 // A share of the device that one image at a time borrows: a stream and its buffers, created and
 // destroyed with the device current.
 struct Slot {
@@ -130,7 +324,8 @@ struct Slot {
         pinned_out(api, true),
         tables(api, false),
         staging(api, true),
-        scratch(api, false) {}
+        scratch(api, false),
+        cached(api) {}
   Slot(const Slot&) = delete;
   ~Slot() {
     try {
@@ -146,6 +341,15 @@ struct Slot {
       api.event_destroy(end);
     } catch (...) {
     }
+  }
+
+  // An idle slot gives back the device memory earlier images grew it to.
+  void release_device_memory() noexcept {
+    a.release();
+    b.release();
+    tables.release();
+    scratch.release();
+    cached.release();
   }
 
   // After an image (its stream idle): what it left in the buffers is stale.
@@ -164,6 +368,7 @@ struct Slot {
   Buffer pinned_in, pinned_out;  // page-locked staging for the transfers
   Arena tables, staging;         // per-image tables on the device, and their pinned copies
   Arena scratch;                 // intermediates of multi-pass kernels
+  TableCache cached;             // small tables kept across images
 };
 
 class SlotKernelContext final : public KernelContext {
@@ -177,14 +382,20 @@ class SlotKernelContext final : public KernelContext {
   }
 
   const void* table(const void* host, std::size_t bytes) override {
+    void* device = nullptr;
+    if (TableCache::fits(bytes)) {
+      if (const void* there = slot_.cached.find(host, bytes)) return there;
+      device = slot_.cached.add(host, bytes);
+    }
+    if (!device) device = slot_.tables.take(bytes);
     void* pinned = slot_.staging.take(bytes);
     std::memcpy(pinned, host, bytes);
-    void* device = slot_.tables.take(bytes);
     api_.copy_to_device(device, pinned, bytes, slot_.stream);
     return device;
   }
   void* scratch(std::size_t bytes) override { return slot_.scratch.take(bytes); }
   void reset() override {
+    slot_.cached.next_image();
     slot_.tables.reset();
     slot_.staging.reset();
     slot_.scratch.reset();
@@ -221,7 +432,7 @@ class GpuBackend final : public Backend {
   static constexpr int kMaxSlots = 4;
 
   GpuBackend(DeviceApi& api, int device, int workers, std::string name)
-      : api_(api), device_(device), name_(std::move(name)) {
+      : api_(api), device_(device), name_(std::move(name)), pool_(std::make_shared<PinnedPool>(api, device)) {
     api_.set_device(device_);  // always, even when current: it also sets how this device waits
     try {
       for (int w = 0; w < std::clamp(workers, 1, kMaxSlots); ++w) {
@@ -260,6 +471,10 @@ class GpuBackend final : public Backend {
     return run_work({{&op, nullptr}}, {in, nullptr}, 0).pixels;
   }
 
+  ImageAllocator input_allocator() override {
+    return [pool = pool_](const Shape& shape) { return pool->image(shape); };
+  }
+
  private:
   struct Work {
     const Op* op;
@@ -274,11 +489,12 @@ class GpuBackend final : public Backend {
   }
 
   // A slot, borrowed for one image and given back however the image ends.
+  // While a thread has the device to itself (see Alone), only that thread gets one.
   class Lease {
    public:
     explicit Lease(GpuBackend& b) : b_(b) {
       std::unique_lock lock(b_.m_);
-      b_.cv_.wait(lock, [&] { return !b_.free_.empty(); });
+      b_.cv_.wait(lock, [&] { return !b_.free_.empty() && (!b_.alone_ || b_.alone_with_ == std::this_thread::get_id()); });
       slot_ = b_.free_.back();
       b_.free_.pop_back();
     }
@@ -287,13 +503,38 @@ class GpuBackend final : public Backend {
         std::lock_guard lock(b_.m_);
         b_.free_.push_back(slot_);
       }
-      b_.cv_.notify_one();
+      b_.cv_.notify_all();
     }
     Slot& operator*() const { return *slot_; }
 
    private:
     GpuBackend& b_;
     Slot* slot_;
+  };
+
+  // The device to the calling thread alone, for an image that did not fit beside the others: once
+  // every other image's slot is idle (no new one starts meanwhile), the idle slots give back the
+  // memory earlier images grew them to. Take it holding no Lease.
+  class Alone {
+   public:
+    explicit Alone(GpuBackend& b) : b_(b) {
+      std::unique_lock lock(b_.m_);
+      b_.cv_.wait(lock, [&] { return !b_.alone_; });
+      b_.alone_ = true;
+      b_.alone_with_ = std::this_thread::get_id();
+      b_.cv_.wait(lock, [&] { return b_.free_.size() == b_.slots_.size(); });
+      for (Slot* slot : b_.free_) slot->release_device_memory();
+    }
+    ~Alone() {
+      {
+        std::lock_guard lock(b_.m_);
+        b_.alone_ = false;
+      }
+      b_.cv_.notify_all();
+    }
+
+   private:
+    GpuBackend& b_;
   };
 
   // Whatever way an image's work ends, its slot is left idle and clean for the next image.
@@ -315,10 +556,31 @@ class GpuBackend final : public Backend {
     }
   };
 
+  // An image the device's memory cannot hold beside the other images in flight (their slots, and
+  // the memory idle slots kept) is run again with the device to itself; one that does not fit even
+  // then is an InputError saying so. Images wait; none fails because of another.
+  CodedImage run_work(const std::vector<Work>& work, const CodedImage& in, int jpeg_quality) {
+    try {
+      return attempt(work, in, jpeg_quality, false);
+    } catch (const NoRoom&) {
+    }
+    Alone alone(*this);
+    return attempt(work, in, jpeg_quality, true);
+  }
+
+  // Out of memory for an image, told (when it is not alone on the device) to try again alone.
+  struct NoRoom {};
+  [[noreturn]] void out_of_memory(bool alone, const std::string& message) const {
+    if (!alone) throw NoRoom{};
+    throw InputError(message + (slots_.size() > 1 ? " (with no other image on the device)" : ""));
+  }
+
   // The operations, uploaded once, run back to back on a slot's stream, downloaded once. A JPEG
   // input is uploaded as its coefficients and reconstructed first; with jpeg_quality > 0, an
-  // 8-bit gray or RGB result is downloaded as its coefficients at that quality.
-  CodedImage run_work(const std::vector<Work>& work, const CodedImage& in, int jpeg_quality) {
+  // 8-bit gray or RGB result is downloaded as its coefficients at that quality. Pixels in the
+  // pool's pinned buffers are uploaded from where they are, and a result's pixels are downloaded
+  // into one, which the returned Image holds; anything else passes through the slot's staging.
+  CodedImage attempt(const std::vector<Work>& work, const CodedImage& in, int jpeg_quality, bool alone) {
     if (work.empty() && !in.jpeg && jpeg_quality <= 0) return in;
     const Shape in_shape = in.shape();
     std::size_t largest = in_shape.bytes();
@@ -326,31 +588,33 @@ class GpuBackend final : public Backend {
 
     guard(api_, device_);
     std::vector<std::string> since_sync;  // the steps a fault reported now may come from
+    Image result;  // before the lease: dropped only once the slot's stream is idle
     Lease lease(*this);
     Slot& s = *lease;
     SlotKernelContext ctx(api_, s);
     Settle settle{api_, s, ctx};
     const void* upload = in.jpeg ? static_cast<const void*>(in.jpeg->coefficients.data()) : in.pixels.data();
     const std::size_t in_bytes = in.jpeg ? in.jpeg->coefficients.size() * sizeof(std::int16_t) : in_shape.bytes();
+    const bool in_place = !in.jpeg && pool_->holds(upload, in_bytes);
     try {
       s.a.reserve(largest);
       s.b.reserve(largest);
-      std::memcpy(s.pinned_in.reserve(in_bytes), upload, in_bytes);
+      if (!in_place) std::memcpy(s.pinned_in.reserve(in_bytes), upload, in_bytes);
     } catch (const OutOfMemory& e) {
-      throw InputError(name_ + ": " + e.what() + " for a " + to_string(in_shape) + " image and its largest stage output (" +
-                       std::to_string(largest >> 20) + " MiB)");
+      out_of_memory(alone, name_ + ": " + e.what() + " for a " + to_string(in_shape) +
+                               " image and its largest stage output (" + std::to_string(largest >> 20) + " MiB)");
     }
     api_.event_record(s.start, s.stream);
     ImageRef cur{s.a.data(), in_shape, in_shape.row_bytes()};
     if (in.jpeg) {
-      codec_step("JPEG decoding", since_sync, [&] {
+      codec_step("JPEG decoding", since_sync, alone, [&] {
         auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(in_bytes));
         api_.copy_to_device(coefficients, s.pinned_in.data(), in_bytes, s.stream);
         const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&in.jpeg->tables, sizeof in.jpeg->tables));
         k::jpeg_reconstruct(in.jpeg->layout, coefficients, tables, cur.view<std::uint8_t>(), ctx, ctx.exec());
       });
     } else {
-      api_.copy_to_device(s.a.data(), s.pinned_in.data(), in_bytes, s.stream);
+      api_.copy_to_device(s.a.data(), in_place ? upload : s.pinned_in.data(), in_bytes, s.stream);
     }
 
     for (const Work& w : work) {
@@ -367,7 +631,7 @@ class GpuBackend final : public Backend {
           since_sync.clear();
         }
       } catch (const OutOfMemory& e) {
-        throw InputError(where() + " on " + name_ + ": " + e.what());
+        out_of_memory(alone, where() + " on " + name_ + ": " + e.what());
       } catch (const k::EarlierFault& e) {
         throw DeviceError(name_ + ": " + e.what() + blame(since_sync));
       } catch (const k::LaunchError& e) {
@@ -388,7 +652,7 @@ class GpuBackend final : public Backend {
       coded = std::make_shared<JpegCoefficients>();
       coded->layout = k::jpeg_encoder_layout(shape.width, shape.height, shape.channels);
       coded->tables = jpeg_quality_tables(jpeg_quality, shape.channels);
-      codec_step("JPEG encoding", since_sync, [&] {
+      codec_step("JPEG encoding", since_sync, alone, [&] {
         const std::size_t n = coded->layout.coefficients();
         auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(n * sizeof(std::int16_t)));
         const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&coded->tables, sizeof coded->tables));
@@ -397,13 +661,15 @@ class GpuBackend final : public Backend {
       });
     }
     const std::size_t bytes = coded ? coded->layout.coefficients() * sizeof(std::int16_t) : shape.bytes();
+    if (!coded) result = pool_->image(shape);
+    void* download = coded || !pool_->holds(result.data(), bytes) ? nullptr : result.data();
     try {
-      s.pinned_out.reserve(bytes);
+      if (!download) download = s.pinned_out.reserve(bytes);
     } catch (const OutOfMemory& e) {
-      throw InputError(name_ + ": " + e.what() + " for the " + to_string(shape) + " result");
+      out_of_memory(alone, name_ + ": " + e.what() + " for the " + to_string(shape) + " result");
     }
     try {
-      api_.copy_to_host(s.pinned_out.data(), result_on_device, bytes, s.stream);
+      api_.copy_to_host(download, result_on_device, bytes, s.stream);
       api_.event_record(s.end, s.stream);
       api_.stream_sync(s.stream);  // this slot's stream only; throws DeviceError on a device fault
     } catch (const DeviceError& e) {
@@ -413,22 +679,21 @@ class GpuBackend final : public Backend {
     s.busy_ms += api_.event_elapsed_ms(s.start, s.end);
     if (coded) {
       coded->coefficients.resize(coded->layout.coefficients());
-      std::memcpy(coded->coefficients.data(), s.pinned_out.data(), bytes);
+      std::memcpy(coded->coefficients.data(), download, bytes);
       return {Image(), std::move(coded)};
     }
-    Image result(shape);
-    std::memcpy(result.data(), s.pinned_out.data(), bytes);
+    if (download != result.data()) std::memcpy(result.data(), download, bytes);
     return {std::move(result), nullptr};
   }
 
   // The codec's kernels, with their errors told as the stages' are.
   template <class F>
-  void codec_step(const char* what, std::vector<std::string>& since_sync, F&& f) {
+  void codec_step(const char* what, std::vector<std::string>& since_sync, bool alone, F&& f) {
     since_sync.push_back(what);
     try {
       f();
     } catch (const OutOfMemory& e) {
-      throw InputError(std::string(what) + " on " + name_ + ": " + e.what());
+      out_of_memory(alone, std::string(what) + " on " + name_ + ": " + e.what());
     } catch (const k::EarlierFault& e) {
       throw DeviceError(name_ + ": " + e.what() + blame(since_sync));
     } catch (const k::LaunchError& e) {
@@ -469,10 +734,13 @@ class GpuBackend final : public Backend {
   DeviceApi& api_;
   int device_;
   std::string name_;
+  std::shared_ptr<PinnedPool> pool_;  // images' pixels in pinned memory (shared with those Images)
   std::vector<std::unique_ptr<Slot>> slots_;
   std::mutex m_;
   std::condition_variable cv_;
   std::vector<Slot*> free_;
+  bool alone_ = false;           // a thread has the device to itself (Alone)
+  std::thread::id alone_with_;   // which
 };
 
 std::string listing(const Inventory& inv) {
