@@ -134,5 +134,6 @@ constexpr FieldList (*fields_of())() {
     constexpr ::aug::k::FieldList list{{AUG_FOR_EACH(AUG_FIELD_, __VA_ARGS__)}};                          \
     static_assert(::aug::k::fields_cover(list, sizeof(Self_), alignof(Self_)),                            \
                   "AUG_FIELDS(" #Type ", ...) must name every member, in the order they are declared");   \
+    (void)aug_holds_pointers; /* used by enclosing records only: nvcc would warn it is unreferenced */    \
     return list;                                                                                          \
   }
