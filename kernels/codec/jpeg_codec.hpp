@@ -59,6 +59,6 @@ void jpeg_reconstruct(const JpegLayout& layout, const std::int16_t* coefficients
 // `in` 8-bit gray or RGB; `layout` = jpeg_encoder_layout(in); `coefficients` holds
 // layout.coefficients() values on the executing device.
 void jpeg_transform(View<const std::uint8_t> in, const JpegLayout& layout, const JpegTables* tables,
-                    std::int16_t* coefficients, const Exec& exec);
+                    std::int16_t* coefficients, Scratch& scratch, const Exec& exec);
 
 }  // namespace aug::k

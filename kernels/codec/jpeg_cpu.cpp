@@ -48,8 +48,9 @@ AUG_CLONES void halve_row(float* __restrict d, const float* a, const float* b, i
   for (int j = 0; j < n; ++j) d[j] = kornia_mean4(a[2 * j], a[2 * j + 1], b[2 * j], b[2 * j + 1]);
 }
 
-// A row of 8x8 blocks, each as kernels/codec/jpeg.cu's kornia_block computes it, with each pass as
-// eight sums at once (one per lane) that still add their terms in index order.
+// A row of 8x8 blocks, each as kernels/codec/jpeg.cu's KorniaRows, KorniaColumns and
+// KorniaRowsBack compute it, with each pass as eight sums at once (one per lane) that still add
+// their terms in index order.
 AUG_CLONES void kornia_block_row(float* f, int pitch, int blocks, const float* q, const KorniaJpegTables& t) {
   f8 basis[8], basis_t[8], scale[8], quant[8];  // rows: basis[y] over v, basis_t[v] over y
   for (int i = 0; i < 8; ++i) {

@@ -656,7 +656,7 @@ class GpuBackend final : public Backend {
         const std::size_t n = coded->layout.coefficients();
         auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(n * sizeof(std::int16_t)));
         const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&coded->tables, sizeof coded->tables));
-        k::jpeg_transform(cur.view<const std::uint8_t>(), coded->layout, tables, coefficients, ctx.exec());
+        k::jpeg_transform(cur.view<const std::uint8_t>(), coded->layout, tables, coefficients, ctx, ctx.exec());
         result_on_device = coefficients;
       });
     }

@@ -13,6 +13,7 @@
 
 #include <jpeglib.h>
 
+#include "kernels/codec/jpeg_arith.hpp"
 #include "kernels/codec/jpeg_codec.hpp"
 #include "lib/core/error.hpp"
 #include "lib/gpu/device_api.hpp"
@@ -87,7 +88,7 @@ std::vector<std::uint8_t> device_encode(const Image& im, int quality) {
   const auto* tables = static_cast<const k::JpegTables*>(dev.upload(&c.tables, sizeof c.tables));
   auto* coef = static_cast<std::int16_t*>(dev.device(c.layout.coefficients() * sizeof(std::int16_t)));
   k::jpeg_transform({pixels, im.width(), im.height(), im.channels(), im.shape().row_bytes()}, c.layout, tables, coef,
-                    dev.exec());
+                    dev, dev.exec());
   c.coefficients.resize(c.layout.coefficients());
   dev.download(c.coefficients.data(), coef, c.coefficients.size() * sizeof(std::int16_t));
   return write_jpeg_coefficients(c, quality);
@@ -141,6 +142,56 @@ std::vector<fs::path> corpus_files() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// The device runs each block's passes as 8 threads per pass (rows, then columns, through a
+// workspace); forward_block and inverse_block are the one-block arithmetic they must equal,
+// here on blocks no real file has: every coefficient from -32768 to 32767 and quantisers up
+// to 65535 (64-bit products), and samples at the ends of the range.
+TEST(JpegCodec, BlocksSplitIntoRowAndColumnThreadsGiveTheOneBlockArithmetic) {
+  const int w = 48, h = 32;  // 6 x 4 blocks, gray: the plane is the image
+  JpegCoefficients c;
+  c.layout = k::jpeg_encoder_layout(w, h, 1);
+  std::uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int k = 0; k < 64; ++k) c.tables.q[0][k] = static_cast<std::uint16_t>(k % 3 == 0 ? 65535 - k : 1 + next() % 255);
+  c.coefficients.resize(c.layout.coefficients());
+  for (auto& v : c.coefficients) {
+    const std::uint32_t r = next();
+    v = static_cast<std::int16_t>(r % 4 == 0 ? (r & 16 ? 32767 : -32768) : static_cast<int>(r >> 16) - 32768);
+  }
+  const Image got = device_decode(c);
+  std::uint8_t expected[64];
+  std::size_t differ = 0;
+  for (int b = 0; b < (w / 8) * (h / 8); ++b) {
+    const int bx = b % (w / 8), by = b / (w / 8);
+    k::jpeg::inverse_block(c.coefficients.data() + static_cast<std::size_t>(b) * 64, c.tables.q[0], expected, 8);
+    for (int r = 0; r < 8; ++r)
+      for (int i = 0; i < 8; ++i) differ += got.row(by * 8 + r)[bx * 8 + i] != expected[8 * r + i];
+  }
+  EXPECT_EQ(differ, 0u) << "decoded samples differ from inverse_block's";
+
+  Image im({w, h, 1, DType::U8});
+  for (std::size_t i = 0; i < im.shape().bytes(); ++i) {
+    const std::uint32_t r = next();
+    im.data()[i] = static_cast<std::uint8_t>(r % 3 == 0 ? (r & 8 ? 255 : 0) : r >> 24);
+  }
+  const k::JpegTables q = jpeg_quality_tables(97, 1);
+  Emulated dev;
+  const auto* pixels = static_cast<const std::uint8_t*>(dev.upload(im.data(), im.shape().bytes()));
+  const auto* tables = static_cast<const k::JpegTables*>(dev.upload(&q, sizeof q));
+  auto* coef = static_cast<std::int16_t*>(dev.device(c.layout.coefficients() * sizeof(std::int16_t)));
+  k::jpeg_transform({pixels, w, h, 1, static_cast<std::size_t>(w)}, c.layout, tables, coef, dev, dev.exec());
+  std::vector<std::int16_t> levels(c.layout.coefficients());
+  dev.download(levels.data(), coef, levels.size() * sizeof(std::int16_t));
+  std::int16_t want[64];
+  differ = 0;
+  for (int b = 0; b < (w / 8) * (h / 8); ++b) {
+    const int bx = b % (w / 8), by = b / (w / 8);
+    k::jpeg::forward_block(im.row(by * 8) + bx * 8, w, q.q[0], want);
+    for (int k = 0; k < 64; ++k) differ += levels[static_cast<std::size_t>(b) * 64 + k] != want[k];
+  }
+  EXPECT_EQ(differ, 0u) << "coefficients differ from forward_block's";
 }
 
 TEST(JpegCodec, EncoderLayoutIsLibjpegs) {
