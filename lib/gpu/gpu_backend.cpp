@@ -31,22 +31,56 @@ void guard(DeviceApi& api, int device) {
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
-// A device or pinned allocation that only grows, and is reused image after image.
+// Memory a slot has outgrown, kept until the device is idle or memory is short: on CUDA, freeing
+// device or pinned memory waits for the whole device, stalling the other slots' streams.
+class Retired {
+ public:
+  explicit Retired(DeviceApi& api) : api_(api) {}
+  Retired(const Retired&) = delete;
+  ~Retired() { free_all(); }
+
+  void add(void* p, bool pinned) { list_.emplace_back(p, pinned); }
+  void free_all() noexcept {
+    for (const auto& [p, pinned] : list_) try {
+        pinned ? api_.pinned_free(p) : api_.device_free(p);
+      } catch (...) {
+      }
+    list_.clear();
+  }
+
+ private:
+  DeviceApi& api_;
+  std::vector<std::pair<void*, bool>> list_;
+};
+
+// A device or pinned allocation that only grows, and is reused image after image. With `retired`,
+// what it outgrows goes there instead of being freed.
 class Buffer {
  public:
-  Buffer(DeviceApi& api, bool pinned) : api_(&api), pinned_(pinned) {}
-  Buffer(Buffer&& o) noexcept : api_(o.api_), pinned_(o.pinned_), p_(o.p_), size_(o.size_) { o.p_ = nullptr; }
+  Buffer(DeviceApi& api, bool pinned, Retired* retired = nullptr) : api_(&api), pinned_(pinned), retired_(retired) {}
+  Buffer(Buffer&& o) noexcept : api_(o.api_), pinned_(o.pinned_), retired_(o.retired_), p_(o.p_), size_(o.size_) {
+    o.p_ = nullptr;
+  }
   Buffer(const Buffer&) = delete;
   ~Buffer() { release(); }
 
   void* reserve(std::size_t bytes) {
     if (bytes > size_) {
-      release();
+      retire();
       const std::size_t n = round_up(std::max(bytes, size_ + size_ / 2), 1 << 16);
       p_ = pinned_ ? api_->pinned_alloc(n) : api_->device_alloc(n);
       size_ = n;
     }
     return p_;
+  }
+  // Gives the memory up: to the retired list when there is one, else back to the device.
+  void retire() {
+    if (p_ && retired_) {
+      retired_->add(p_, pinned_);
+      p_ = nullptr;
+      size_ = 0;
+    }
+    release();
   }
   void release() {
     if (p_) pinned_ ? api_->pinned_free(p_) : api_->device_free(p_);
@@ -59,6 +93,7 @@ class Buffer {
  private:
   DeviceApi* api_;
   bool pinned_;
+  Retired* retired_;
   void* p_ = nullptr;
   std::size_t size_ = 0;
 };
@@ -68,7 +103,7 @@ class Buffer {
 // several, they are merged into one, so a steady stream of images allocates nothing.
 class Arena {
  public:
-  Arena(DeviceApi& api, bool pinned) : api_(api), pinned_(pinned) {}
+  Arena(DeviceApi& api, bool pinned, Retired* retired = nullptr) : api_(api), pinned_(pinned), retired_(retired) {}
 
   void* take(std::size_t bytes) {
     bytes = round_up(std::max<std::size_t>(bytes, 1), 256);
@@ -77,7 +112,7 @@ class Arena {
       offset_ = 0;
     }
     if (current_ == chunks_.size()) {
-      chunks_.emplace_back(api_, pinned_);
+      chunks_.emplace_back(api_, pinned_, retired_);
       chunks_.back().reserve(std::max<std::size_t>(bytes, 1 << 20));
       offset_ = 0;
     }
@@ -108,9 +143,13 @@ class Arena {
     const std::size_t need = std::max(total, used_);
     current_ = offset_ = used_ = 0;
     if (chunks_.size() <= 1) return;
+    for (Buffer& chunk : chunks_) try {
+        chunk.retire();
+      } catch (...) {
+      }
     chunks_.clear();
     try {
-      Buffer merged(api_, pinned_);
+      Buffer merged(api_, pinned_, retired_);
       merged.reserve(need);
       chunks_.push_back(std::move(merged));
     } catch (...) {
@@ -120,6 +159,7 @@ class Arena {
  private:
   DeviceApi& api_;
   bool pinned_;
+  Retired* retired_;
   std::vector<Buffer> chunks_;
   std::size_t current_ = 0, offset_ = 0, used_ = 0;
 };
@@ -318,13 +358,14 @@ struct Slot {
         stream(api.stream_create()),
         start(api.event_create()),
         end(api.event_create()),
-        a(api, false),
-        b(api, false),
-        pinned_in(api, true),
-        pinned_out(api, true),
-        tables(api, false),
-        staging(api, true),
-        scratch(api, false),
+        retired(api),
+        a(api, false, &retired),
+        b(api, false, &retired),
+        pinned_in(api, true, &retired),
+        pinned_out(api, true, &retired),
+        tables(api, false, &retired),
+        staging(api, true, &retired),
+        scratch(api, false, &retired),
         cached(api) {}
   Slot(const Slot&) = delete;
   ~Slot() {
@@ -345,6 +386,7 @@ struct Slot {
 
   // An idle slot gives back the device memory earlier images grew it to.
   void release_device_memory() noexcept {
+    retired.free_all();
     a.release();
     b.release();
     tables.release();
@@ -364,6 +406,7 @@ struct Slot {
   Stream stream;
   void *start, *end;             // events around each image's work
   double busy_ms = 0;
+  Retired retired;               // outgrown buffers, freed when the device is idle (Alone, close)
   Buffer a, b;                   // images, ping-pong
   Buffer pinned_in, pinned_out;  // page-locked staging for the transfers
   Arena tables, staging;         // per-image tables on the device, and their pinned copies

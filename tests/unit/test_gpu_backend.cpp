@@ -80,6 +80,10 @@ class RecordingApi final : public gpu::DeviceApi {
     device_sizes_.erase(p);
   }
   std::size_t device_capacity = SIZE_MAX;  // bytes of device memory live at once
+  std::size_t device_live() const {
+    std::lock_guard lock(m_);
+    return device_live_;
+  }
   void* pinned_alloc(std::size_t n) override {
     record("pinned_alloc");
     if (n > fail_pinned_above) throw gpu::OutOfMemory("out of pinned host memory (" + std::to_string(n >> 20) + " MiB more needed)");
@@ -337,6 +341,27 @@ TEST(GpuBackend, ImagesThatDoNotFitBesideEachOtherWaitAndOnlyTooLargeOnesFail) {
   Image im({1024, 1024, 3, DType::U8});
   std::memset(im.data(), 3, im.shape().bytes());
   EXPECT_NO_THROW(gpu->run(p.plan(0, "after.png", 0, im.shape()), im, 1));
+}
+
+TEST(GpuBackend, OutgrownBuffersAreFreedOnlyWhenTheDeviceIsIdle) {
+  RecordingApi api(1);
+  const auto cpu = make_cpu_backend(1);
+  const Pipeline p = Pipeline::parse(R"({"version": 1, "stages": [{"stage": "flip"}, {"stage": "gaussian_blur", "sigma": 2, "p": 1}]})", "p.json");
+  {
+    const auto gpu = gpu::make_gpu_backend(api, 0, 1, "cuda:0");
+    api.clear();
+    for (int side = 64; side <= 1024; side *= 2) {  // each image larger than the last: buffers grow
+      Image im({side, side / 2, 3, DType::U8});
+      for (std::size_t k = 0; k < im.shape().bytes(); ++k) im.data()[k] = static_cast<std::uint8_t>(k * 31 + side);
+      const Plan plan = p.plan(0, "grow", 0, im.shape());
+      EXPECT_EQ(testing::compare(gpu->run(plan, im, 0), cpu->run(plan, im, 0)).count, 0u) << side;
+    }
+    EXPECT_GT(api.count("device_alloc"), 4u);
+    EXPECT_EQ(api.count("device_free"), 0u) << "a free waits for the whole device on CUDA";
+    EXPECT_EQ(api.count("pinned_free"), 0u);
+  }
+  EXPECT_EQ(api.device_live(), 0u);  // all of it freed when the backend closed
+  EXPECT_EQ(api.pinned_live.load(), 0);
 }
 
 TEST(GpuBackend, PinnedMemoryExhaustionIsAnImageError) {
