@@ -620,9 +620,9 @@ class GpuBackend final : public Backend {
 
   // The operations, uploaded once, run back to back on a slot's stream, downloaded once. A JPEG
   // input is uploaded as its coefficients and reconstructed first; with jpeg_quality > 0, an
-  // 8-bit gray or RGB result is downloaded as its coefficients at that quality. Pixels in the
-  // pool's pinned buffers are uploaded from where they are, and a result's pixels are downloaded
-  // into one, which the returned Image holds; anything else passes through the slot's staging.
+  // 8-bit gray or RGB result is downloaded as its coefficients at that quality. Pixels or
+  // coefficients in the pool's pinned buffers are uploaded from where they are, and a result is
+  // downloaded into one, which it then holds; anything else passes through the slot's staging.
   CodedImage attempt(const std::vector<Work>& work, const CodedImage& in, int jpeg_quality, bool alone) {
     if (work.empty() && !in.jpeg && jpeg_quality <= 0) return in;
     const Shape in_shape = in.shape();
@@ -632,13 +632,14 @@ class GpuBackend final : public Backend {
     guard(api_, device_);
     std::vector<std::string> since_sync;  // the steps a fault reported now may come from
     Image result;  // before the lease: dropped only once the slot's stream is idle
+    std::shared_ptr<JpegCoefficients> coded;  // the same
     Lease lease(*this);
     Slot& s = *lease;
     SlotKernelContext ctx(api_, s);
     Settle settle{api_, s, ctx};
     const void* upload = in.jpeg ? static_cast<const void*>(in.jpeg->coefficients.data()) : in.pixels.data();
     const std::size_t in_bytes = in.jpeg ? in.jpeg->coefficients.size() * sizeof(std::int16_t) : in_shape.bytes();
-    const bool in_place = !in.jpeg && pool_->holds(upload, in_bytes);
+    const bool in_place = pool_->holds(upload, in_bytes);
     try {
       s.a.reserve(largest);
       s.b.reserve(largest);
@@ -652,7 +653,7 @@ class GpuBackend final : public Backend {
     if (in.jpeg) {
       codec_step("JPEG decoding", since_sync, alone, [&] {
         auto* coefficients = static_cast<std::int16_t*>(ctx.scratch(in_bytes));
-        api_.copy_to_device(coefficients, s.pinned_in.data(), in_bytes, s.stream);
+        api_.copy_to_device(coefficients, in_place ? upload : s.pinned_in.data(), in_bytes, s.stream);
         const auto* tables = static_cast<const k::JpegTables*>(ctx.table(&in.jpeg->tables, sizeof in.jpeg->tables));
         k::jpeg_reconstruct(in.jpeg->layout, coefficients, tables, cur.view<std::uint8_t>(), ctx, ctx.exec());
       });
@@ -688,7 +689,6 @@ class GpuBackend final : public Backend {
       cur = next;
     }
 
-    std::shared_ptr<JpegCoefficients> coded;
     const Shape shape = cur.shape;
     const void* result_on_device = cur.data;
     if (jpeg_quality > 0 && shape.dtype == DType::U8 && (shape.channels == 1 || shape.channels == 3)) {
@@ -704,8 +704,14 @@ class GpuBackend final : public Backend {
       });
     }
     const std::size_t bytes = coded ? coded->layout.coefficients() * sizeof(std::int16_t) : shape.bytes();
-    if (!coded) result = pool_->image(shape);
-    void* download = coded || !pool_->holds(result.data(), bytes) ? nullptr : result.data();
+    void* download = nullptr;  // the pool's pinned memory, where there was some
+    if (coded) {
+      coded->coefficients.resize(coded->layout.coefficients(), input_allocator());
+      if (pool_->holds(coded->coefficients.data(), bytes)) download = coded->coefficients.data();
+    } else {
+      result = pool_->image(shape);
+      if (pool_->holds(result.data(), bytes)) download = result.data();
+    }
     try {
       if (!download) download = s.pinned_out.reserve(bytes);
     } catch (const OutOfMemory& e) {
@@ -721,8 +727,7 @@ class GpuBackend final : public Backend {
     settle.synced = true;
     s.busy_ms += api_.event_elapsed_ms(s.start, s.end);
     if (coded) {
-      coded->coefficients.resize(coded->layout.coefficients());
-      std::memcpy(coded->coefficients.data(), download, bytes);
+      if (download != coded->coefficients.data()) std::memcpy(coded->coefficients.data(), download, bytes);
       return {Image(), std::move(coded)};
     }
     if (download != result.data()) std::memcpy(result.data(), download, bytes);

@@ -38,6 +38,7 @@ struct ReadJob {
   std::size_t size;
   JpegCoefficients* out;
   const char* why;
+  const ImageAllocator* allocate;
 };
 
 bool read(jpeg_decompress_struct& d, JpegErrors& e, ReadJob& job) {
@@ -80,7 +81,7 @@ bool read(jpeg_decompress_struct& d, JpegErrors& e, ReadJob& job) {
     }
     for (int i = 0; i < DCTSIZE2; ++i) job.out->tables.q[c][i] = info.quant_table->quantval[i];
   }
-  job.out->coefficients.resize(offset);
+  job.out->coefficients.resize(offset, *job.allocate);
   for (int c = 0; c < l.components; ++c) {
     const k::JpegComponent& k = l.comp[c];
     std::int16_t* dst = job.out->coefficients.data() + k.offset;
@@ -155,14 +156,15 @@ bool write(JpegCompressor& m, const WriteJob& job) {
 
 }  // namespace
 
-std::optional<JpegCoefficients> read_jpeg_coefficients(const std::uint8_t* data, std::size_t size, std::string* why) {
+std::optional<JpegCoefficients> read_jpeg_coefficients(const std::uint8_t* data, std::size_t size, std::string* why,
+                                                       const ImageAllocator& allocate) {
   JpegErrors e;
   e.init();
   jpeg_decompress_struct d;
   d.err = &e.pub;
   jpeg_create_decompress(&d);
   JpegCoefficients out;
-  ReadJob job{data, size, &out, ""};
+  ReadJob job{data, size, &out, "", &allocate};
   const bool ok = read(d, e, job);
   jpeg_destroy_decompress(&d);
   if (!ok || *job.why) {
@@ -190,7 +192,7 @@ std::optional<JpegCoefficients> read_jpeg_for_device(const std::uint8_t* data, s
     *why = "an EXIF orientation to apply";
     return std::nullopt;
   }
-  return read_jpeg_coefficients(data, size, why);
+  return read_jpeg_coefficients(data, size, why, options.allocate);
 }
 
 k::JpegTables jpeg_quality_tables(int quality, int channels) {

@@ -352,7 +352,9 @@ class Stream {
       options.allocate = allocate_;
       if (o_.device_jpeg) {
         std::string why;
-        if (auto c = read_jpeg_for_device(bytes.data(), bytes.size(), o_.decode, &why)) {
+        DecodeOptions coefficients = o_.decode;
+        coefficients.allocate = allocate_;
+        if (auto c = read_jpeg_for_device(bytes.data(), bytes.size(), coefficients, &why)) {
           d.image.jpeg = std::make_shared<const JpegCoefficients>(std::move(*c));
           // Shrink-on-load decodes smaller on the CPU, so that every device starts from the same pixels.
           if (options.shrink && options.shrink(d.image.shape()) > 1) {

@@ -15,6 +15,7 @@
 #include "lib/exec/backend.hpp"
 #include "lib/gpu/device_api.hpp"
 #include "lib/io/codec.hpp"
+#include "lib/io/jpeg_coefficients.hpp"
 #include "tests/support/testing.hpp"
 
 namespace aug::test_gpu_backend {
@@ -231,6 +232,30 @@ TEST(GpuBackend, ImagesInItsPinnedBuffersTravelWithoutAStagingCopy) {
       EXPECT_EQ(testing::compare(staged, out).count, 0u);
       kept = out;
     }
+    {  // --device-jpeg: coefficients read into the pool are uploaded from there, and the
+       // result's coefficients are downloaded into the pool too; the same values as staged.
+      std::string why;
+      DecodeOptions plain_options;
+      auto pinned_coefficients = read_jpeg_for_device(bytes.data(), bytes.size(), options, &why);
+      const auto plain_coefficients = read_jpeg_for_device(bytes.data(), bytes.size(), plain_options, &why);
+      ASSERT_TRUE(pinned_coefficients && plain_coefficients) << why;
+      const Plan plan = p.plan(1, "coded", 0, plain.shape());
+      const auto shared_pinned = std::make_shared<const JpegCoefficients>(std::move(*pinned_coefficients));
+      api.clear();
+      const CodedImage coded = gpu->run_coded(plan, {Image(), shared_pinned}, 90, 0);
+      EXPECT_TRUE(api.uploaded_from(shared_pinned->coefficients.data()));
+      ASSERT_TRUE(coded.jpeg);
+      EXPECT_EQ(api.last_download_destination(), coded.jpeg->coefficients.data());
+      const auto shared_plain = std::make_shared<const JpegCoefficients>(*plain_coefficients);
+      api.clear();
+      const CodedImage staged = gpu->run_coded(plan, {Image(), shared_plain}, 90, 0);
+      EXPECT_FALSE(api.uploaded_from(shared_plain->coefficients.data()));
+      ASSERT_TRUE(staged.jpeg);
+      ASSERT_EQ(staged.jpeg->coefficients.size(), coded.jpeg->coefficients.size());
+      EXPECT_TRUE(std::equal(staged.jpeg->coefficients.begin(), staged.jpeg->coefficients.end(),
+                             coded.jpeg->coefficients.begin()));
+    }
+
     // Once warm, the buffers come back and are reused: nothing more is allocated.
     api.clear();
     for (int i = 0; i < 5; ++i) {
