@@ -5,10 +5,11 @@
 #include <cstdlib>
 #include <mutex>
 #include <utility>
-#include <vector>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+
+#include "lib/core/free_buffers.hpp"
 
 namespace aug {
 
@@ -41,17 +42,7 @@ class LargeBuffers {
   std::pair<void*, std::size_t> take(std::size_t bytes) {
     {
       std::lock_guard lk(m_);
-      std::size_t best = free_.size();
-      for (std::size_t i = 0; i < free_.size(); ++i)
-        if (free_[i].second >= bytes && free_[i].second <= 2 * bytes &&
-            (best == free_.size() || free_[i].second < free_[best].second))
-          best = i;
-      if (best != free_.size()) {
-        const auto taken = free_[best];
-        pooled_ -= taken.second;
-        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
-        return taken;
-      }
+      if (const auto taken = free_.take(bytes); taken.first) return taken;
     }
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
@@ -61,19 +52,14 @@ class LargeBuffers {
   void give(void* p, std::size_t bytes) {
     {
       std::lock_guard lk(m_);
-      if (pooled_ + bytes <= kPooled) {
-        free_.emplace_back(p, bytes);
-        pooled_ += bytes;
-        return;
-      }
+      if (free_.keep(p, bytes, kPooled)) return;
     }
     munmap(p, bytes);
   }
 
  private:
   std::mutex m_;
-  std::vector<std::pair<void*, std::size_t>> free_;
-  std::size_t pooled_ = 0;
+  FreeBuffers free_;
 };
 
 LargeBuffers& large_buffers() {

@@ -15,6 +15,7 @@
 #include "kernels/codec/jpeg_codec.hpp"
 #include "kernels/core/probe.hpp"
 #include "lib/core/error.hpp"
+#include "lib/core/free_buffers.hpp"
 #include "lib/exec/backend.hpp"
 #include "lib/gpu/device_api.hpp"
 #include "lib/io/jpeg_coefficients.hpp"
@@ -176,7 +177,7 @@ class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
   PinnedPool(DeviceApi& api, int device) : api_(api), device_(device) {}
   PinnedPool(const PinnedPool&) = delete;
   ~PinnedPool() {
-    for (const auto& [p, size] : free_) release(p);
+    free_.clear([&](void* p) { release(p); });
   }
 
   // A `shape` image in a pinned buffer of this device; in plain memory when no more page-locked
@@ -204,15 +205,7 @@ class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
   std::pair<void*, std::size_t> take(std::size_t bytes) {
     {
       std::lock_guard lock(m_);
-      std::size_t best = free_.size();
-      for (std::size_t i = 0; i < free_.size(); ++i)
-        if (free_[i].second >= bytes && free_[i].second <= 2 * bytes &&
-            (best == free_.size() || free_[i].second < free_[best].second))
-          best = i;
-      if (best != free_.size()) {
-        const auto taken = free_[best];
-        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
-        kept_ -= taken.second;
+      if (const auto taken = free_.take(bytes); taken.first) {
         out_.emplace(reinterpret_cast<std::uintptr_t>(taken.first), taken.second);
         return taken;
       }
@@ -238,11 +231,7 @@ class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
     {
       std::lock_guard lock(m_);
       out_.erase(reinterpret_cast<std::uintptr_t>(p));
-      if (kept_ + size <= kKeep) {
-        free_.emplace_back(p, size);
-        kept_ += size;
-        return;
-      }
+      if (free_.keep(p, size, kKeep)) return;
     }
     release(p);
   }
@@ -257,8 +246,7 @@ class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
   DeviceApi& api_;
   const int device_;
   mutable std::mutex m_;
-  std::vector<std::pair<void*, std::size_t>> free_;
-  std::size_t kept_ = 0;                        // bytes in free_
+  FreeBuffers free_;                            // given back, kept for the next images
   std::map<std::uintptr_t, std::size_t> out_;  // handed out: address, size
 };
 
