@@ -1,6 +1,11 @@
 // On a real CUDA GPU: every stage against the CPU path, bit for bit for integer images. Without a
-// GPU every test here is reported as skipped, never as passed.
+// GPU every test here is reported as skipped, never as passed. Built with -DAUGMENT_CUDA_SIM=ON,
+// they run on simulated GPUs whose kernels the PTX interpreter executes (docs/ptx-interpreter.md).
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <opencv2/core.hpp>
 
 #include "lib/core/error.hpp"
 #include "lib/gpu/gpu.hpp"
@@ -26,6 +31,27 @@ int usable_gpu(std::size_t position, std::string& why_not) {
   [[maybe_unused]] const int var = usable_gpu((position), var##_why_not); \
   if (var < 0) GTEST_SKIP() << "needs " << (position) + 1 << " usable GPU(s): " << var##_why_not
 
+// The stage comparisons' inputs. AUGMENT_TEST_PHOTO_SIZE=WxH (set where the GPUs are simulated,
+// .ci/gpu-sim) compares the centre W x H of the photograph instead of all of it: the same kernels
+// on fewer pixels, at a cost an interpreter can pay.
+std::vector<testing::Input> gpu_inputs(DType t, int c) {
+  std::vector<testing::Input> inputs = testing::parity_inputs(t, c);
+  const char* size = std::getenv("AUGMENT_TEST_PHOTO_SIZE");
+  if (!size || !*size) return inputs;
+  int w = 0, h = 0;
+  char end = 0;
+  if (std::sscanf(size, "%dx%d%c", &w, &h, &end) != 2 || w < 1 || h < 1)
+    throw std::invalid_argument(std::string("AUGMENT_TEST_PHOTO_SIZE=") + size + ": expected WIDTHxHEIGHT, e.g. 96x64");
+  for (testing::Input& in : inputs) {
+    const int cw = std::min(w, in.image.width()), ch = std::min(h, in.image.height());
+    if (cw == in.image.width() && ch == in.image.height()) continue;
+    const cv::Rect centre((in.image.width() - cw) / 2, (in.image.height() - ch) / 2, cw, ch);
+    in.image = testing::from_mat(testing::mat(in.image)(centre).clone());
+    in.name += " (centre " + std::to_string(cw) + "x" + std::to_string(ch) + ")";
+  }
+  return inputs;
+}
+
 // Every registered stage's declared cases (StageSpec::cases), as the catalog suite runs them
 // against cuda-emulated. The generator runs in InitGoogleTest, after static initialisation.
 class CudaParity : public ::testing::TestWithParam<std::string> {};
@@ -42,7 +68,7 @@ TEST_P(CudaParity, GpuEqualsCpu) {
     for (DType t : testing::kDtypes)
       for (int c : testing::kChannels) {
         if (!s.supports(t) || !s.supports_channels(c)) continue;
-        for (const testing::Input& in : testing::parity_inputs(t, c)) {
+        for (const testing::Input& in : gpu_inputs(t, c)) {
           Plan plan;
           try {
             plan = p.plan(11, in.name, 0, in.image.shape());
