@@ -342,6 +342,12 @@ const std::vector<OpCase> kIntArith = {
     op("l=ll", "mul.hi.s64 $d, $a, $b", {ALL64, ALL64}, 0),
     op("l=ll", "mul.hi.s64 $d, $a, $b", {I64MIN, I64MIN}, 0x4000000000000000ull),
     op("l=ll", "mul.hi.s64 $d, $a, $b", {I64MIN, 1}, ALL64),
+    op("l=ll", "mul.hi.u64 $d, $a, $b", {ALL64, ALL64}, 0xFFFFFFFFFFFFFFFEull),  // unsigned: (2^64-1)^2
+    op("l=ll", "mul.hi.u64 $d, $a, $b", {0x100000000ull, 0x100000000ull}, 1),
+    op("l=ll", "mul.hi.u64 $d, $a, $b", {I64MIN, 2}, 1),
+    op("l=ll", "mul.hi.u64 $d, $a, $b", {I64MIN, I64MIN}, 0x4000000000000000ull),
+    op("l=ll", "mul.hi.u64 $d, $a, $b", {ALL64, 1}, 0),
+    op("l=l", "mul.hi.u64 $d, $a, 4294967296", {0x123456789ABCDEF0ull}, 0x12345678),
     // mul.wide: operands extended by the type, destination twice as wide
     op("l=rr", "mul.wide.s32 $d, $a, $b", {s32(-2), 3}, 0xFFFFFFFFFFFFFFFAull),
     op("l=rr", "mul.wide.s32 $d, $a, $b", {0x80000000, 0x80000000}, 0x4000000000000000ull),
@@ -392,6 +398,12 @@ const std::vector<OpCase> kIntArith = {
     op("l=ll", "max.s64 $d, $a, $b", {I64MIN, I64MAX}, I64MAX),
     op("l=ll", "max.u64 $d, $a, $b", {ALL64, 1}, ALL64),
     op("l=ll", "max.u64 $d, $a, $b", {I64MIN, I64MAX}, I64MIN),
+    op("h=hh", "min.u16 $d, $a, $b", {0xFFFF, 1}, 1),
+    op("h=hh", "min.u16 $d, $a, $b", {0x8000, 0x7FFF}, 0x7FFF),
+    op("h=hh", "min.u16 $d, $a, $b", {0, 0xFFFF}, 0),
+    op("h=hh", "max.u16 $d, $a, $b", {0xFFFF, 1}, 0xFFFF),
+    op("h=hh", "max.u16 $d, $a, $b", {0x8000, 0x7FFF}, 0x8000),
+    op("h=hh", "max.u16 $d, $a, $b", {3, 5}, 5),
 };
 INSTANTIATE_TEST_SUITE_P(IntArith, Op, ::testing::ValuesIn(kIntArith), op_param_name);
 
@@ -410,10 +422,17 @@ const std::vector<OpCase> kLogic = {
     op("h=hh", "and.b16 $d, $a, $b", {0xF0F0, 0xFF00}, 0xF000),
     op("h=hh", "xor.b16 $d, $a, $b", {0xAAAA, 0xFFFF}, 0x5555),
     op("h=h", "xor.b16 $d, $a, -128", {0x1234}, 0xEDB4),
+    op("h=h", "not.b16 $d, $a", {0x0F0F}, 0xF0F0),
+    op("h=h", "not.b16 $d, $a", {0}, 0xFFFF),
+    op("h=h", "not.b16 $d, $a", {0xFFFF}, 0),
     op("p=pp", "and.pred $d, $a, $b", {1, 1}, 1),
     op("p=pp", "and.pred $d, $a, $b", {1, 0}, 0),
     op("p=pp", "or.pred $d, $a, $b", {0, 0}, 0),
     op("p=pp", "or.pred $d, $a, $b", {0, 1}, 1),
+    op("p=pp", "xor.pred $d, $a, $b", {0, 0}, 0),
+    op("p=pp", "xor.pred $d, $a, $b", {0, 1}, 1),
+    op("p=pp", "xor.pred $d, $a, $b", {1, 0}, 1),
+    op("p=pp", "xor.pred $d, $a, $b", {1, 1}, 0),
     op("p=p", "not.pred $d, $a", {1}, 0),
     op("p=p", "not.pred $d, $a", {0}, 1),
     // shifts: the amount is an unsigned 32-bit value; amounts >= the width act as the width
@@ -476,6 +495,12 @@ const std::vector<OpCase> kBits = {
     op("r=rrr", "dp2a.lo.s32.u32 $d, $a, $b, $c", {0x00010001, 0xFFFF0101, s32(-3)}, s32(-1)),  // .lo: bytes 0, 1
     op("r=rrr", "dp2a.lo.u32.u32 $d, $a, $b, $c", {0xFFFF0002, 0x11220304, 10}, 196623),
     op("r=rrr", "dp2a.lo.u32.u32 $d, $a, $b, $c", {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 0x01FDFE01),
+    // dp4a.u32.u32: c + the sum of the four products of unsigned bytes, modulo 2^32
+    op("r=rrr", "dp4a.u32.u32 $d, $a, $b, $c", {0x01020304, 0x05060708, 10}, 80),
+    op("r=rrr", "dp4a.u32.u32 $d, $a, $b, $c", {0x80808080, 0x02020202, 0}, 1024),  // bytes unsigned
+    op("r=rrr", "dp4a.u32.u32 $d, $a, $b, $c", {0xFF000000, 0x01000000, 0}, 255),   // byte 3 alone
+    op("r=rrr", "dp4a.u32.u32 $d, $a, $b, $c", {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 0x0003F803),  // wraps
+    op("r=rrr", "dp4a.u32.u32 $d, $a, $b, $c", {0x12345678, 0, 0xDEADBEEF}, 0xDEADBEEF),
 };
 INSTANTIATE_TEST_SUITE_P(BitField, Op, ::testing::ValuesIn(kBits), op_param_name);
 
@@ -526,16 +551,53 @@ const std::vector<OpCase> kFloat = {
     op("g=gg", "add.rn.f64 $d, $a, $b", {D1, 0x3CB8000000000000ull}, 0x3FF0000000000002ull),  // 1 + 3*2^-53
     op("g=gg", "add.rn.f64 $d, $a, $b", {DNZ, DZ}, DZ),
     op("g=gg", "add.rn.f64 $d, $a, $b", {0x0000000000000001ull, 0x0000000000000001ull}, 0x0000000000000002ull),
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {D3, D1}, D2),
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {D1, 0x3CA0000000000000ull}, 0x3FEFFFFFFFFFFFFFull),  // 1 - 2^-53 is exact
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {D1, 0x3C90000000000000ull}, D1),                     // 1 - 2^-54: tie to even
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {0x3FF0000000000003ull, 0x3CA0000000000000ull}, 0x3FF0000000000002ull),  // tie
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {0x3FF0000000000001ull, 0x3CA0000000000000ull}, D1),  // 1 + 2^-53: tie
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {D1, D1}, DZ),
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {DNZ, DZ}, DNZ),
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {0x0010000000000000ull, 0x0000000000000001ull}, 0x000FFFFFFFFFFFFFull),  // subnormal
+    op("g=gg", "sub.rn.f64 $d, $a, $b", {DINF, DINF}, kAnyNaN),
     op("g=gg", "mul.rn.f64 $d, $a, $b", {0x3FF0000000000001ull, 0x3FF0000000000001ull}, 0x3FF0000000000002ull),
     op("g=gg", "mul.rn.f64 $d, $a, $b", {0xBFF0000000000000ull, DZ}, DNZ),
     op("g=gg", "div.rn.f64 $d, $a, $b", {D1, D3}, 0x3FD5555555555555ull),
     op("g=gg", "div.rn.f64 $d, $a, $b", {D1, DZ}, DINF),
     op("g=gg", "div.rn.f64 $d, $a, $b", {DZ, DZ}, kAnyNaN),
+    // rcp.rn.f64: 1/x rounded to nearest even, subnormals kept
+    op("g=g", "rcp.rn.f64 $d, $a", {D3}, 0x3FD5555555555555ull),
+    op("g=g", "rcp.rn.f64 $d, $a", {D2}, 0x3FE0000000000000ull),
+    op("g=g", "rcp.rn.f64 $d, $a", {0xC000000000000000ull}, 0xBFE0000000000000ull),
+    op("g=g", "rcp.rn.f64 $d, $a", {0x3FB999999999999Aull}, 0x4024000000000000ull),  // 1/0.1 rounds to 10
+    op("g=g", "rcp.rn.f64 $d, $a", {0x7FE0000000000000ull}, 0x0008000000000000ull),  // 1/2^1023 = 2^-1023
+    op("g=g", "rcp.rn.f64 $d, $a", {DZ}, DINF),
+    op("g=g", "rcp.rn.f64 $d, $a", {DNZ}, 0xFFF0000000000000ull),
+    op("g=g", "rcp.rn.f64 $d, $a", {DINF}, DZ),
+    op("g=g", "rcp.rn.f64 $d, $a", {0xFFF0000000000000ull}, DNZ),
+    op("g=g", "rcp.rn.f64 $d, $a", {DNAN}, kAnyNaN),
+    // sqrt.rn.f64: correctly rounded; sqrt(-0) = -0; negative -> NaN
+    op("g=g", "sqrt.rn.f64 $d, $a", {D2}, 0x3FF6A09E667F3BCDull),
+    op("g=g", "sqrt.rn.f64 $d, $a", {0x4010000000000000ull}, D2),
+    op("g=g", "sqrt.rn.f64 $d, $a", {0x3FB999999999999Aull}, 0x3FD43D136248490Full),  // sqrt(0.1)
+    op("g=g", "sqrt.rn.f64 $d, $a", {0x0000000000000001ull}, 0x1E60000000000000ull),  // sqrt(2^-1074) = 2^-537
+    op("g=g", "sqrt.rn.f64 $d, $a", {DZ}, DZ),
+    op("g=g", "sqrt.rn.f64 $d, $a", {DNZ}, DNZ),
+    op("g=g", "sqrt.rn.f64 $d, $a", {DINF}, DINF),
+    op("g=g", "sqrt.rn.f64 $d, $a", {0xBFF0000000000000ull}, kAnyNaN),
+    op("g=g", "sqrt.rn.f64 $d, $a", {0xFFF0000000000000ull}, kAnyNaN),
+    op("g=g", "sqrt.rn.f64 $d, $a", {DNAN}, kAnyNaN),
     op("f=f", "neg.f32 $d, $a", {FZ}, FNZ),
     op("f=f", "neg.f32 $d, $a", {F1}, FM1),
     op("f=f", "neg.f32 $d, $a", {0x80000001}, 0x00000001),
     op("f=f", "neg.f32 $d, $a", {FNINF}, FINF),
     op("f=f", "neg.f32 $d, $a", {FNAN}, kAnyNaN),
+    op("g=g", "neg.f64 $d, $a", {DZ}, DNZ),
+    op("g=g", "neg.f64 $d, $a", {DNZ}, DZ),
+    op("g=g", "neg.f64 $d, $a", {D1}, 0xBFF0000000000000ull),
+    op("g=g", "neg.f64 $d, $a", {0x8000000000000001ull}, 0x0000000000000001ull),
+    op("g=g", "neg.f64 $d, $a", {DINF}, 0xFFF0000000000000ull),
+    op("g=g", "neg.f64 $d, $a", {DNAN}, kAnyNaN),
     // min / max: one NaN gives the other operand; -0 < +0
     op("f=ff", "min.f32 $d, $a, $b", {F1, F2}, F1),
     op("f=ff", "min.f32 $d, $a, $b", {FNAN, F1}, F1),
@@ -546,6 +608,17 @@ const std::vector<OpCase> kFloat = {
     op("f=ff", "min.f32 $d, $a, $b", {FNAN, FNAN}, kAnyNaN),
     op("f=ff", "min.f32 $d, $a, $b", {0x80000001, 0x00000001}, 0x80000001),
     op("f=ff", "min.f32 $d, $a, $b", {0x7F800001, F2}, F2),  // a signalling NaN is a NaN too
+    op("f=ff", "max.f32 $d, $a, $b", {F1, F2}, F2),
+    op("f=ff", "max.f32 $d, $a, $b", {FM1, F1}, F1),
+    op("f=ff", "max.f32 $d, $a, $b", {FNAN, F1}, F1),
+    op("f=ff", "max.f32 $d, $a, $b", {FM1, FNAN}, FM1),
+    op("f=ff", "max.f32 $d, $a, $b", {FNZ, FZ}, FZ),
+    op("f=ff", "max.f32 $d, $a, $b", {FZ, FNZ}, FZ),
+    op("f=ff", "max.f32 $d, $a, $b", {FNAN, FNINF}, FNINF),
+    op("f=ff", "max.f32 $d, $a, $b", {FNAN, FNAN}, kAnyNaN),
+    op("f=ff", "max.f32 $d, $a, $b", {0x80000001, 0x00000001}, 0x00000001),
+    op("f=ff", "max.f32 $d, $a, $b", {0x7F800001, FM1}, FM1),  // a signalling NaN is a NaN too
+    op("f=f", "max.f32 $d, $a, 0f00000000", {0xC0000000}, FZ),
     op("g=gg", "min.f64 $d, $a, $b", {DNAN, D1}, D1),
     op("g=gg", "min.f64 $d, $a, $b", {DZ, DNZ}, DNZ),
     op("g=gg", "min.f64 $d, $a, $b", {D2, D1}, D1),
@@ -576,11 +649,19 @@ const std::vector<OpCase> kCompare = {
     op("p=rr", "setp.lt.u32 $d, $a, $b", {0xFFFFFFFF, 0}, 0),
     op("p=rr", "setp.lt.u32 $d, $a, $b", {0, 0xFFFFFFFF}, 1),
     op("p=rr", "setp.gt.u32 $d, $a, $b", {0xFFFFFFFF, 0}, 1),
+    op("p=rr", "setp.le.u32 $d, $a, $b", {5, 5}, 1),
+    op("p=rr", "setp.le.u32 $d, $a, $b", {0xFFFFFFFF, 0}, 0),
+    op("p=rr", "setp.le.u32 $d, $a, $b", {0, 0xFFFFFFFF}, 1),
+    op("p=rr", "setp.le.u32 $d, $a, $b", {0x80000000, 0x7FFFFFFF}, 0),
     op("p=rr", "setp.eq.b32 $d, $a, $b", {0x80000000, 0x80000000}, 1),
     op("p=rr", "setp.eq.b32 $d, $a, $b", {0x80000000, 0}, 0),
     op("p=hh", "setp.eq.s16 $d, $a, $b", {0xFFFF, 0xFFFF}, 1),
     op("p=hh", "setp.eq.s16 $d, $a, $b", {0x8000, 0}, 0),
     op("p=h", "setp.eq.s16 $d, $a, -1", {0xFFFF}, 1),
+    op("p=hh", "setp.eq.b16 $d, $a, $b", {0xFFFF, 0xFFFF}, 1),
+    op("p=hh", "setp.eq.b16 $d, $a, $b", {0x8000, 0}, 0),
+    op("p=hh", "setp.eq.b16 $d, $a, $b", {0x1234, 0x1235}, 0),
+    op("p=h", "setp.eq.b16 $d, $a, 0", {0}, 1),
     op("p=ll", "setp.eq.s64 $d, $a, $b", {0x100000000ull, 0}, 0),
     op("p=ll", "setp.eq.s64 $d, $a, $b", {ALL64, ALL64}, 1),
     op("p=ll", "setp.eq.b64 $d, $a, $b", {0x123456789ull, 0x123456789ull}, 1),
@@ -591,6 +672,20 @@ const std::vector<OpCase> kCompare = {
     op("p=ll", "setp.ge.u64 $d, $a, $b", {1, 1}, 1),
     op("p=ll", "setp.gt.u64 $d, $a, $b", {1, I64MIN}, 0),
     op("p=ll", "setp.gt.u64 $d, $a, $b", {I64MIN, 1}, 1),
+    // signed 64-bit: all 64 bits compared, two's complement
+    op("p=ll", "setp.lt.s64 $d, $a, $b", {ALL64, 0}, 1),
+    op("p=ll", "setp.lt.s64 $d, $a, $b", {0, ALL64}, 0),
+    op("p=ll", "setp.lt.s64 $d, $a, $b", {I64MIN, I64MAX}, 1),
+    op("p=ll", "setp.lt.s64 $d, $a, $b", {0x80000000ull, 0}, 0),
+    op("p=ll", "setp.lt.s64 $d, $a, $b", {0x100000000ull, 1}, 0),
+    op("p=ll", "setp.lt.s64 $d, $a, $b", {5, 5}, 0),
+    op("p=l", "setp.lt.s64 $d, $a, 1", {s64(-1)}, 1),
+    op("p=ll", "setp.gt.s64 $d, $a, $b", {1, ALL64}, 1),
+    op("p=ll", "setp.gt.s64 $d, $a, $b", {ALL64, 1}, 0),
+    op("p=ll", "setp.gt.s64 $d, $a, $b", {I64MAX, I64MIN}, 1),
+    op("p=ll", "setp.gt.s64 $d, $a, $b", {I64MIN, I64MAX}, 0),
+    op("p=ll", "setp.gt.s64 $d, $a, $b", {0x100000000ull, 0xFFFFFFFFull}, 1),
+    op("p=ll", "setp.gt.s64 $d, $a, $b", {5, 5}, 0),
     // float: ordered comparisons are false with a NaN (ne included); unordered ones true
     op("p=ff", "setp.lt.f32 $d, $a, $b", {F1, F2}, 1),
     op("p=ff", "setp.lt.f32 $d, $a, $b", {FNAN, F1}, 0),
@@ -609,6 +704,16 @@ const std::vector<OpCase> kCompare = {
     op("p=ff", "setp.ne.f32 $d, $a, $b", {FNAN, F1}, 0),
     op("p=ff", "setp.ltu.f32 $d, $a, $b", {FNAN, F1}, 1),
     op("p=ff", "setp.ltu.f32 $d, $a, $b", {F2, F1}, 0),
+    op("p=ff", "setp.geu.f32 $d, $a, $b", {FNAN, F1}, 1),
+    op("p=ff", "setp.geu.f32 $d, $a, $b", {F1, FNAN}, 1),
+    op("p=ff", "setp.geu.f32 $d, $a, $b", {F1, F2}, 0),
+    op("p=ff", "setp.geu.f32 $d, $a, $b", {F2, F1}, 1),
+    op("p=ff", "setp.geu.f32 $d, $a, $b", {FNZ, FZ}, 1),
+    op("p=ff", "setp.leu.f32 $d, $a, $b", {FNAN, F1}, 1),
+    op("p=ff", "setp.leu.f32 $d, $a, $b", {FNAN, FNAN}, 1),
+    op("p=ff", "setp.leu.f32 $d, $a, $b", {F2, F1}, 0),
+    op("p=ff", "setp.leu.f32 $d, $a, $b", {F1, F1}, 1),
+    op("p=ff", "setp.leu.f32 $d, $a, $b", {FNINF, FM1}, 1),
     op("p=ff", "setp.neu.f32 $d, $a, $b", {FNAN, FNAN}, 1),
     op("p=ff", "setp.neu.f32 $d, $a, $b", {F1, F1}, 0),
     op("p=ff", "setp.equ.f32 $d, $a, $b", {FNAN, F1}, 1),
@@ -622,11 +727,49 @@ const std::vector<OpCase> kCompare = {
     op("p=gg", "setp.eq.f64 $d, $a, $b", {DNZ, DZ}, 1),
     op("p=gg", "setp.eq.f64 $d, $a, $b", {DNAN, DNAN}, 0),
     op("p=gg", "setp.eq.f64 $d, $a, $b", {D1, 0x3FF0000000000001ull}, 0),
+    op("p=gg", "setp.lt.f64 $d, $a, $b", {D1, D2}, 1),
+    op("p=gg", "setp.lt.f64 $d, $a, $b", {D2, D1}, 0),
+    op("p=gg", "setp.lt.f64 $d, $a, $b", {D1, 0x3FF0000000000001ull}, 1),
+    op("p=gg", "setp.lt.f64 $d, $a, $b", {DNZ, DZ}, 0),
+    op("p=gg", "setp.lt.f64 $d, $a, $b", {0xFFF0000000000000ull, D1}, 1),
+    op("p=gg", "setp.lt.f64 $d, $a, $b", {DNAN, D1}, 0),
+    op("p=gg", "setp.lt.f64 $d, $a, $b", {D1, DNAN}, 0),
+    op("p=gg", "setp.le.f64 $d, $a, $b", {D1, D1}, 1),
+    op("p=gg", "setp.le.f64 $d, $a, $b", {D2, D1}, 0),
+    op("p=gg", "setp.le.f64 $d, $a, $b", {DNZ, DZ}, 1),
+    op("p=gg", "setp.le.f64 $d, $a, $b", {DNAN, DNAN}, 0),
+    op("p=gg", "setp.le.f64 $d, $a, $b", {DINF, DNAN}, 0),
+    op("p=gg", "setp.gt.f64 $d, $a, $b", {D2, D1}, 1),
+    op("p=gg", "setp.gt.f64 $d, $a, $b", {D1, D1}, 0),
+    op("p=gg", "setp.gt.f64 $d, $a, $b", {DZ, DNZ}, 0),
+    op("p=gg", "setp.gt.f64 $d, $a, $b", {0x0000000000000001ull, DZ}, 1),  // subnormal > 0
+    op("p=gg", "setp.gt.f64 $d, $a, $b", {DNAN, D1}, 0),
+    op("p=gg", "setp.gt.f64 $d, $a, $b", {D1, DNAN}, 0),
+    op("p=g", "setp.gt.f64 $d, $a, 0d0000000000000000", {0xBFF0000000000000ull}, 0),
+    op("p=gg", "setp.ge.f64 $d, $a, $b", {D1, D1}, 1),
+    op("p=gg", "setp.ge.f64 $d, $a, $b", {D1, D2}, 0),
+    op("p=gg", "setp.ge.f64 $d, $a, $b", {DZ, DNZ}, 1),
+    op("p=gg", "setp.ge.f64 $d, $a, $b", {DINF, DINF}, 1),
+    op("p=gg", "setp.ge.f64 $d, $a, $b", {DNAN, D1}, 0),
+    op("p=gg", "setp.ge.f64 $d, $a, $b", {DNAN, DNAN}, 0),
+    op("p=gg", "setp.geu.f64 $d, $a, $b", {DNAN, D1}, 1),
+    op("p=gg", "setp.geu.f64 $d, $a, $b", {D1, DNAN}, 1),
+    op("p=gg", "setp.geu.f64 $d, $a, $b", {D1, D2}, 0),
+    op("p=gg", "setp.geu.f64 $d, $a, $b", {D1, D1}, 1),
+    op("p=gg", "setp.leu.f64 $d, $a, $b", {DNAN, D1}, 1),
+    op("p=gg", "setp.leu.f64 $d, $a, $b", {D1, DNAN}, 1),
+    op("p=gg", "setp.leu.f64 $d, $a, $b", {D2, D1}, 0),
+    op("p=gg", "setp.leu.f64 $d, $a, $b", {D1, D2}, 1),
+    op("p=gg", "setp.leu.f64 $d, $a, $b", {DZ, DNZ}, 1),
     op("r=rrp", "selp.b32 $d, $a, $b, $c", {0x11111111, 0x22222222, 1}, 0x11111111),
     op("r=rrp", "selp.b32 $d, $a, $b, $c", {0x11111111, 0x22222222, 0}, 0x22222222),
     op("r=p", "selp.u32 $d, 1, 0, $a", {1}, 1),
     op("r=p", "selp.u32 $d, 1, 0, $a", {0}, 0),
     op("r=rp", "selp.u32 $d, $a, -1, $b", {7, 0}, 0xFFFFFFFF),
+    op("h=hhp", "selp.b16 $d, $a, $b, $c", {0x1111, 0xFFFF, 1}, 0x1111),
+    op("h=hhp", "selp.b16 $d, $a, $b, $c", {0x1111, 0xFFFF, 0}, 0xFFFF),
+    op("h=p", "selp.b16 $d, 1, 0, $a", {1}, 1),
+    op("h=p", "selp.b16 $d, 1, 0, $a", {0}, 0),
     op("f=ffp", "selp.f32 $d, $a, $b, $c", {FNAN, F1, 1}, FNAN),  // selp copies bits
     op("f=ffp", "selp.f32 $d, $a, $b, $c", {FNAN, F1, 0}, F1),
     op("f=p", "selp.f32 $d, 0f3F800000, 0fBF800000, $a", {0}, FM1),
@@ -672,6 +815,19 @@ const std::vector<OpCase> kConvert = {
     op("f=l", "cvt.rn.f32.s64 $d, $a", {I64MAX}, 0x5F000000),
     op("g=r", "cvt.rn.f64.s32 $d, $a", {0x80000000}, 0xC1E0000000000000ull),
     op("g=r", "cvt.rn.f64.s32 $d, $a", {s32(-1)}, 0xBFF0000000000000ull),
+    op("g=r", "cvt.rn.f64.u32 $d, $a", {0x80000000}, 0x41E0000000000000ull),  // unsigned: 2^31
+    op("g=r", "cvt.rn.f64.u32 $d, $a", {0xFFFFFFFF}, 0x41EFFFFFFFE00000ull),
+    op("g=r", "cvt.rn.f64.u32 $d, $a", {0}, DZ),
+    op("g=h", "cvt.rn.f64.u16 $d, $a", {65535}, 0x40EFFFE000000000ull),
+    op("g=h", "cvt.rn.f64.u16 $d, $a", {0x8000}, 0x40E0000000000000ull),  // unsigned: 32768
+    op("g=h", "cvt.rn.f64.u16 $d, $a", {1}, D1),
+    op("g=l", "cvt.rn.f64.s64 $d, $a", {ALL64}, 0xBFF0000000000000ull),
+    op("g=l", "cvt.rn.f64.s64 $d, $a", {I64MIN}, 0xC3E0000000000000ull),
+    op("g=l", "cvt.rn.f64.s64 $d, $a", {I64MAX}, 0x43E0000000000000ull),               // rounds up to 2^63
+    op("g=l", "cvt.rn.f64.s64 $d, $a", {0x20000000000001ull}, 0x4340000000000000ull),  // 2^53 + 1: tie
+    op("g=l", "cvt.rn.f64.s64 $d, $a", {s64(-0x20000000000003ll)}, 0xC340000000000002ull),  // -(2^53 + 3): tie
+    op("g=l", "cvt.rn.f64.s64 $d, $a", {0x100000000ull}, 0x41F0000000000000ull),
+    op("g=l", "cvt.rn.f64.s64 $d, $a", {0}, DZ),
     op("g=l", "cvt.rn.f64.u64 $d, $a", {ALL64}, 0x43F0000000000000ull),
     op("g=l", "cvt.rn.f64.u64 $d, $a", {0x20000000000001ull}, 0x4340000000000000ull),  // 2^53 + 1: tie
     op("g=l", "cvt.rn.f64.u64 $d, $a", {0x20000000000003ull}, 0x4340000000000002ull),  // 2^53 + 3: tie
@@ -732,6 +888,16 @@ const std::vector<OpCase> kConvert = {
     op("l=f", "cvt.rzi.u64.f32 $d, $a", {FM1}, 0),
     op("l=f", "cvt.rzi.u64.f32 $d, $a", {0x5F7FFFFF}, 0xFFFFFF0000000000ull),
     op("l=f", "cvt.rzi.u64.f32 $d, $a", {0x4039999A}, 2),  // 2.9
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {DNAN}, 0x80000000),                 // .f64 source: 1 << 31
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {0xBFF0000000000000ull}, 0),         // -1
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {0xBFECCCCCCCCCCCCDull}, 0),         // -0.9
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {0x4007333333333333ull}, 2),         // 2.9
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {0x41E65A0BC0000000ull}, 3000000000u),  // 3e9
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {0x41EFFFFFFFF00000ull}, 0xFFFFFFFF),   // 4294967295.5
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {0x41F0000000000000ull}, 0xFFFFFFFF),   // 2^32
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {DINF}, 0xFFFFFFFF),
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {0xFFF0000000000000ull}, 0),
+    op("r=g", "cvt.rzi.u32.f64 $d, $a", {DNZ}, 0),
     op("l=f", "cvt.rni.s64.f32 $d, $a", {FNAN}, I64MIN),
     op("l=f", "cvt.rni.s64.f32 $d, $a", {FINF}, I64MAX),
     op("l=f", "cvt.rni.s64.f32 $d, $a", {FNINF}, I64MIN),
@@ -1030,6 +1196,47 @@ TEST(Memory, GenericAddresses) {
   EXPECT_EQ(hex(out->w[6]), hex(0x400000003F800000ull)) << "ld.v4.f32 / st.v4.f32";
   EXPECT_EQ(hex(out->w[7]), hex(0x7F80000140400000ull)) << "data movement keeps a signalling NaN's bits";
   EXPECT_EQ(hex(out->w[8]), hex(with_fill(0xAB, 2)));
+}
+
+TEST(Memory, GlobalVectorLoadsAndStores) {
+  // w0..1: four u32; w2..3: four f32 (a signalling NaN, -0, a subnormal, -inf); element i of a
+  // vector is the 4 bytes at address + 4i.
+  auto in = words({0x2222222211111111ull, 0x4444444433333333ull, 0x800000007F800001ull, 0xFF80000000000001ull,
+                   0x0000000055555555ull, 0x7777777766666666ull});
+  const std::string body =
+      "\tld.global.v4.u32 \t{%r1, %r2, %r3, %r4}, [%rd2];\n"
+      "\tld.global.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd2+16];\n"
+      "\tld.global.v4.u32 \t{%r5, %r6, %r7, %r8}, [%rd2+32];\n"
+      "\tst.global.u32 \t[%rd4], %r1;\n\tst.global.u32 \t[%rd4+8], %r2;\n"
+      "\tst.global.u32 \t[%rd4+16], %r3;\n\tst.global.u32 \t[%rd4+24], %r4;\n"                      // 0..3
+      "\tst.global.f32 \t[%rd4+32], %f1;\n\tst.global.f32 \t[%rd4+40], %f2;\n"
+      "\tst.global.f32 \t[%rd4+48], %f3;\n\tst.global.f32 \t[%rd4+56], %f4;\n"                      // 4..7
+      "\tst.global.v4.u32 \t[%rd4+64], {%r4, %r3, %r2, %r1};\n"                                       // 8, 9
+      "\tst.global.v4.f32 \t[%rd4+96], {%f1, %f2, %f3, %f4};\n"                                       // 12, 13
+      "\tmov.f32 \t%f5, 0f3F800000;\n"
+      "\tst.global.v4.f32 \t[%rd4+128], {%f5, %f4, %f5, %f2};\n"                                      // 16, 17
+      "\tst.global.v4.u32 \t[%rd4+160], {%r5, %r6, %r7, %r8};\n";                                     // 20, 21
+  auto out = run_io(io_kernel(body), *in);
+  const u64* w = out->w;
+  EXPECT_EQ(hex(w[0]), hex(with_fill(0x11111111, 4))) << "ld.global.v4.u32 element 0";
+  EXPECT_EQ(hex(w[1]), hex(with_fill(0x22222222, 4))) << "element 1";
+  EXPECT_EQ(hex(w[2]), hex(with_fill(0x33333333, 4))) << "element 2";
+  EXPECT_EQ(hex(w[3]), hex(with_fill(0x44444444, 4))) << "element 3";
+  EXPECT_EQ(hex(w[4]), hex(with_fill(0x7F800001, 4))) << "ld.global.v4.f32 element 0 keeps a signalling NaN's bits";
+  EXPECT_EQ(hex(w[5]), hex(with_fill(0x80000000, 4))) << "element 1: -0";
+  EXPECT_EQ(hex(w[6]), hex(with_fill(0x00000001, 4))) << "element 2: a subnormal";
+  EXPECT_EQ(hex(w[7]), hex(with_fill(0xFF800000, 4))) << "element 3: -inf";
+  EXPECT_EQ(hex(w[8]), hex(0x3333333344444444ull)) << "st.global.v4.u32 elements 0, 1";
+  EXPECT_EQ(hex(w[9]), hex(0x1111111122222222ull)) << "st.global.v4.u32 elements 2, 3";
+  EXPECT_EQ(hex(w[10]), hex(kFill)) << "st.global.v4.u32 writes 16 bytes only";
+  EXPECT_EQ(hex(w[11]), hex(kFill));
+  EXPECT_EQ(hex(w[12]), hex(0x800000007F800001ull)) << "st.global.v4.f32 elements 0, 1";
+  EXPECT_EQ(hex(w[13]), hex(0xFF80000000000001ull)) << "st.global.v4.f32 elements 2, 3";
+  EXPECT_EQ(hex(w[14]), hex(kFill)) << "st.global.v4.f32 writes 16 bytes only";
+  EXPECT_EQ(hex(w[16]), hex(0xFF8000003F800000ull)) << "st.global.v4.f32 of repeated registers";
+  EXPECT_EQ(hex(w[17]), hex(0x800000003F800000ull));
+  EXPECT_EQ(hex(w[20]), hex(0x0000000055555555ull)) << "ld/st.global.v4.u32 at +32";
+  EXPECT_EQ(hex(w[21]), hex(0x7777777766666666ull));
 }
 
 // A kernel_2d-like parameter list: an aggregate, then scalars; ld.param of every width and vector
@@ -1461,6 +1668,114 @@ TEST(Grid, AtomicAddReturnsOldAndWraps) {
   EXPECT_EQ(hex(in->w[0]), hex(1)) << "only the addressed u32 changes";
 }
 
+TEST(Grid, AtomicAddU64ReturnsOldAndCarries) {
+  // w0: the low half carries into the high half; w1: wraps modulo 2^64
+  auto in = words({0x00000000FFFFFFFFull, ALL64, 0x0000000100000000ull});
+  const std::string body =
+      "\tatom.global.add.u64 \t%rd5, [%rd2], 1;\n"
+      "\tst.global.u64 \t[%rd4], %rd5;\n"
+      "\tmov.u64 \t%rd6, 2;\n"
+      "\tatom.global.add.u64 \t%rd7, [%rd2+8], %rd6;\n"
+      "\tst.global.u64 \t[%rd4+8], %rd7;\n"
+      "\tmov.u64 \t%rd8, -1;\n"
+      "\tatom.global.add.u64 \t%rd9, [%rd2+16], %rd8;\n"
+      "\tst.global.u64 \t[%rd4+16], %rd9;\n";
+  auto out = run_io(io_kernel(body), *in);
+  EXPECT_EQ(hex(out->w[0]), hex(0x00000000FFFFFFFFull)) << "d = old value";
+  EXPECT_EQ(hex(in->w[0]), hex(0x0000000100000000ull)) << "old + 1 carries into bit 32";
+  EXPECT_EQ(hex(out->w[1]), hex(ALL64));
+  EXPECT_EQ(hex(in->w[1]), hex(1)) << "old + 2 wraps modulo 2^64";
+  EXPECT_EQ(hex(out->w[2]), hex(0x0000000100000000ull));
+  EXPECT_EQ(hex(in->w[2]), hex(0x00000000FFFFFFFFull)) << "old + (2^64 - 1) borrows from bit 32";
+  EXPECT_EQ(hex(in->w[3]), hex(0)) << "nothing past the addressed u64 changes";
+}
+
+TEST(Grid, AtomicMinMaxCompareByType) {
+  // Each u32 slot: the initial value, then one atom; d (the old value) goes to the output word of
+  // the same index, the new value stays in the slot.
+  //   slot 0: max.s32 of -1 and 5 -> 5          slot 1: max.s32 of 7 and -3 -> 7
+  //   slot 2: max.u32 of 0xFFFFFFFF and 5 -> 0xFFFFFFFF   slot 3: max.u32 of 3 and 5 -> 5
+  //   slot 4: min.u32 of 0xFFFFFFFF and 5 -> 5  slot 5: min.u32 of 3 and 0xFFFFFFFF -> 3
+  //   slot 6: max.s32 of 0x80000000 and 0x7FFFFFFF -> 0x7FFFFFFF
+  //   slot 7: max.u32 of 0x80000000 and 0x7FFFFFFF -> 0x80000000
+  auto in = words({0x00000007FFFFFFFFull, 0x00000003FFFFFFFFull, 0x00000003FFFFFFFFull, 0x8000000080000000ull});
+  const std::string body =
+      "\tatom.global.max.s32 \t%r1, [%rd2], 5;\n"
+      "\tmov.u32 \t%r20, -3;\n"
+      "\tatom.global.max.s32 \t%r2, [%rd2+4], %r20;\n"
+      "\tatom.global.max.u32 \t%r3, [%rd2+8], 5;\n"
+      "\tmov.u32 \t%r21, 5;\n"
+      "\tatom.global.max.u32 \t%r4, [%rd2+12], %r21;\n"
+      "\tatom.global.min.u32 \t%r5, [%rd2+16], %r21;\n"
+      "\tmov.u32 \t%r22, -1;\n"
+      "\tatom.global.min.u32 \t%r6, [%rd2+20], %r22;\n"
+      "\tmov.u32 \t%r23, 2147483647;\n"
+      "\tatom.global.max.s32 \t%r7, [%rd2+24], %r23;\n"
+      "\tatom.global.max.u32 \t%r8, [%rd2+28], %r23;\n"
+      "\tst.global.u32 \t[%rd4], %r1;\n\tst.global.u32 \t[%rd4+8], %r2;\n"
+      "\tst.global.u32 \t[%rd4+16], %r3;\n\tst.global.u32 \t[%rd4+24], %r4;\n"
+      "\tst.global.u32 \t[%rd4+32], %r5;\n\tst.global.u32 \t[%rd4+40], %r6;\n"
+      "\tst.global.u32 \t[%rd4+48], %r7;\n\tst.global.u32 \t[%rd4+56], %r8;\n";
+  auto out = run_io(io_kernel(body), *in);
+  const u32 initial[8] = {0xFFFFFFFF, 7, 0xFFFFFFFF, 3, 0xFFFFFFFF, 3, 0x80000000, 0x80000000};
+  const u32 stored[8] = {5, 7, 0xFFFFFFFF, 5, 5, 3, 0x7FFFFFFF, 0x80000000};
+  const char* what[8] = {"max.s32 -1, 5",      "max.s32 7, -3",      "max.u32 0xFFFFFFFF, 5", "max.u32 3, 5",
+                         "min.u32 0xFFFFFFFF, 5", "min.u32 3, 0xFFFFFFFF", "max.s32 INT_MIN, INT_MAX",
+                         "max.u32 0x80000000, 0x7FFFFFFF"};
+  for (int j = 0; j < 8; ++j) {
+    EXPECT_EQ(hex(out->w[j]), hex(with_fill(initial[j], 4))) << what[j] << ": d = old value";
+    const u32 now = static_cast<u32>(in->w[j / 2] >> (32 * (j % 2)));
+    EXPECT_EQ(hex(now), hex(stored[j])) << what[j] << ": stored value";
+  }
+}
+
+TEST(Grid, AtomicMinMaxFromManyThreads) {
+  const std::string text = std::string(kHeader) + R"PTX(.visible .entry atom_mm(
+	.param .u64 atom_mm_param_0
+)
+{
+	.reg .b32 	%r<16>;
+	.reg .b64 	%rd<8>;
+
+
+	ld.param.u64 	%rd1, [atom_mm_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mov.u32 	%r3, %tid.x;
+	mad.lo.s32 	%r4, %r1, %r2, %r3;
+	atom.global.max.u32 	%r5, [%rd2], %r4;
+	atom.global.min.u32 	%r6, [%rd2+4], %r4;
+	add.s32 	%r7, %r4, -512;
+	atom.global.max.s32 	%r8, [%rd2+8], %r7;
+	cvt.u64.u32 	%rd3, %r4;
+	shl.b64 	%rd4, %rd3, 32;
+	or.b64  	%rd5, %rd4, 1;
+	atom.global.add.u64 	%rd6, [%rd2+16], %rd5;
+	ret;
+
+}
+)PTX";
+  auto m = ptx::Module::parse(text, "atom_mm.ptx");
+  const ptx::Kernel& k = kernel(m, "atom_mm");
+  const unsigned n = 8 * 128;
+  for (int threads : {1, 4}) {
+    // max.u32 from 0; min.u32 from 0xFFFFFFFF; max.s32 from INT_MIN; add.u64 from 0
+    alignas(16) u32 slots[6] = {0, 0xFFFFFFFFu, 0x80000000u, 0, 0, 0};
+    ParamBuffer p(k);
+    p.ptr(0, slots);
+    launch(k, p.data(), dim(8), dim(128), threads);
+    EXPECT_EQ(slots[0], n - 1) << "max.u32 of every index, threads " << threads;
+    EXPECT_EQ(slots[1], 0u) << "min.u32 of every index, threads " << threads;
+    EXPECT_EQ(hex(slots[2]), hex(s32(n - 1 - 512))) << "max.s32 of index - 512, threads " << threads;
+    u64 sum = 0;
+    std::memcpy(&sum, slots + 4, sizeof sum);
+    // the sum of (i << 32 | 1) over i < n
+    EXPECT_EQ(hex(sum), hex(((u64{n} * (n - 1) / 2) << 32) + n)) << "add.u64, threads " << threads;
+    EXPECT_EQ(slots[3], 0u) << "threads " << threads;
+  }
+}
+
 // ------------------------------------------------------------------------------------------------
 // A kernel exactly as nvcc 13 emits it (kernels/core/probe.cu with -lineinfo), comments, .loc
 // with inlined_at, .file, the trailing .section .debug_str and all.
@@ -1870,6 +2185,35 @@ TEST(Faults, MisalignedAddressIs716) {
   expect_fault([&] { run_body("\tmov.u64 \t%SPL, __local_depot0;\n\tld.local.v4.f32 \t{%f1, %f2, %f3, %f4}, [%SPL+8];\n", depot); },
                716, {});
   EXPECT_NO_THROW(run_body("\tmov.u64 \t%SPL, __local_depot0;\n\tst.local.v4.f32 \t[%SPL+16], {%f1, %f2, %f3, %f4};\n", depot));
+}
+
+TEST(Faults, MisalignedGlobalVectorIs716) {
+  // A .v4 of 32-bit elements is a 16-byte access and must be 16-byte aligned; the buffers are
+  // 64-byte aligned, so +8 and +4 are misaligned and +16, +48 aligned.
+  auto in = words({1, 2, 3, 4, 5, 6, 7, 8});
+  auto out = words({}, kFill);
+  const std::string tail = "\t.file\t1 \"fault.cu\"\n";
+  auto run_body = [&](const std::string& body) {
+    auto m = ptx::Module::parse(io_kernel(body, "misaligned_v4", "", tail), "mis4.ptx");
+    const ptx::Kernel& k = kernel(m, "misaligned_v4");
+    ParamBuffer p(k);
+    p.ptr(0, in->w).ptr(1, out->w);
+    launch(k, p.data());
+  };
+  expect_fault([&] { run_body("\t.loc\t1 91 2\n\tld.global.v4.u32 \t{%r1, %r2, %r3, %r4}, [%rd2+8];\n"); }, 716,
+               {"misaligned_v4", "ld.global.v4.u32", "91"});
+  expect_fault([&] { run_body("\tld.global.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd2+4];\n"); }, 716, {"ld.global.v4.f32"});
+  expect_fault([&] { run_body("\t.loc\t1 92 2\n\tst.global.v4.u32 \t[%rd4+8], {%r1, %r2, %r3, %r4};\n"); }, 716,
+               {"misaligned_v4", "st.global.v4.u32", "92"});
+  expect_fault([&] { run_body("\tst.global.v4.f32 \t[%rd4+12], {%f1, %f2, %f3, %f4};\n"); }, 716, {"st.global.v4.f32"});
+  EXPECT_NO_THROW(run_body("\tld.global.v4.u32 \t{%r1, %r2, %r3, %r4}, [%rd2+16];\n"
+                           "\tst.global.v4.u32 \t[%rd4+48], {%r1, %r2, %r3, %r4};\n"
+                           "\tld.global.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd2+48];\n"
+                           "\tst.global.v4.f32 \t[%rd4+16], {%f1, %f2, %f3, %f4};\n"));
+  EXPECT_EQ(hex(out->w[6]), hex(3)) << "the aligned st.global.v4.u32 wrote";
+  EXPECT_EQ(hex(out->w[7]), hex(4));
+  EXPECT_EQ(hex(out->w[2]), hex(7)) << "the aligned st.global.v4.f32 wrote";
+  EXPECT_EQ(hex(out->w[3]), hex(8));
 }
 
 TEST(Faults, DivisionByZeroIs719) {
