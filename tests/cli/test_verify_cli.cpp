@@ -101,9 +101,11 @@ TEST(VerifyCli, ShrinkOnLoadIsVerifiedAsRunDecodes) {
   const auto k = nlohmann::json::parse(g);
   EXPECT_EQ(k["device_jpeg"]["quality"], 80);
   EXPECT_EQ(k["images"][0]["jpeg_decode"].size(), 0u);
-  ASSERT_EQ(k["images"][0]["jpeg_encode"].size(), 1u);
-  EXPECT_EQ(k["images"][0]["jpeg_encode"][0]["differing"], 0);
-  EXPECT_GT(k["images"][0]["jpeg_encode"][0]["values"], 1000);
+  ASSERT_GE(k["images"][0]["jpeg_encode"].size(), 1u);  // one comparison per pair of devices
+  for (const auto& e : k["images"][0]["jpeg_encode"]) {
+    EXPECT_EQ(e["differing"], 0);
+    EXPECT_GT(e["values"], 1000);
+  }
 }
 
 TEST(VerifyCli, TypesAreComparedAndShownWithHeatMaps) {

@@ -30,7 +30,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -166,8 +165,7 @@ struct Stream;
 struct Device {
   std::atomic<int> sticky{0};
   std::atomic<std::size_t> used{0};
-  bool flags_set = false;
-  Stream* legacy = nullptr;
+  Stream* legacy = nullptr;  // stream 0 of the device, made when first used
 };
 
 struct Runtime {
@@ -179,8 +177,10 @@ struct Runtime {
   std::shared_mutex memory_m;
   std::map<std::uintptr_t, Allocation> allocations;
 
+  // The live streams, by handle; a flush holds its own reference, so a stream destroyed meanwhile
+  // is deleted when that flush ends.
   std::mutex streams_m;
-  std::set<Stream*> streams;
+  std::map<Stream*, std::shared_ptr<Stream>> streams;
 
   // The allocation holding [p, p + bytes), if any.
   bool find(const void* p, std::size_t bytes, Allocation& out) {
@@ -223,7 +223,7 @@ cudaError_t sticky(int device) { return static_cast<cudaError_t>(rt().devices[de
 // Work queued on a stream, run in order when it is synchronised. Each item returns the error it
 // raises on the device (0: none).
 struct Stream {
-  int device;
+  int device = 0;
   std::mutex run_m;  // held while the stream's work runs
   std::mutex queue_m;
   std::deque<std::function<int()>> pending;
@@ -253,24 +253,31 @@ struct Stream {
   }
 };
 
+// Runs the work queued on every stream of `device` (of every device when it is -1).
 void flush_device(int device) {
-  std::vector<Stream*> mine;
+  std::vector<std::shared_ptr<Stream>> mine;
   {
     std::lock_guard lock(rt().streams_m);
-    for (Stream* s : rt().streams)
+    for (const auto& [handle, s] : rt().streams)
       if (device < 0 || s->device == device) mine.push_back(s);
   }
-  for (Stream* s : mine) s->flush();
+  for (const auto& s : mine) s->flush();
+}
+
+Stream* new_stream(int device) {
+  auto s = std::make_shared<Stream>();
+  s->device = device;
+  std::lock_guard lock(rt().streams_m);
+  rt().streams[s.get()] = s;
+  return s.get();
 }
 
 Stream* stream_of(cudaStream_t s) {
   if (s) return reinterpret_cast<Stream*>(s);
+  static std::mutex m;
+  std::lock_guard lock(m);
   Device& d = rt().devices[t_device];
-  std::lock_guard lock(rt().streams_m);
-  if (!d.legacy) {
-    d.legacy = new Stream{t_device, {}, {}, {}};
-    rt().streams.insert(d.legacy);
-  }
+  if (!d.legacy) d.legacy = new_stream(t_device);
   return d.legacy;
 }
 
@@ -583,24 +590,21 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
 // ---- streams and events
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
-  auto* st = new Stream{t_device, {}, {}, {}};
-  {
-    std::lock_guard lock(rt().streams_m);
-    rt().streams.insert(st);
-  }
-  *s = reinterpret_cast<cudaStream_t>(st);
+  *s = reinterpret_cast<cudaStream_t>(new_stream(t_device));
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreate(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, 0); }
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
   if (!s) return fail(cudaErrorInvalidResourceHandle);
-  Stream* st = reinterpret_cast<Stream*>(s);
-  st->flush();  // queued work still completes
+  std::shared_ptr<Stream> st;
   {
     std::lock_guard lock(rt().streams_m);
-    rt().streams.erase(st);
+    const auto it = rt().streams.find(reinterpret_cast<Stream*>(s));
+    if (it == rt().streams.end()) return fail(cudaErrorInvalidResourceHandle);
+    st = it->second;
+    rt().streams.erase(it);
   }
-  delete st;
+  st->flush();  // queued work still completes
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
