@@ -1,6 +1,6 @@
 // hue_saturation_value's host driver: the kernels' arithmetic (hue_saturation_value.hpp) row by row.
 // A row's block pixels go eight at a time where the processor has AVX2 and FMA: the integer
-// conversion to HSV, the tables and hsv_to_rgb's block arithmetic (the fused multiply-adds are
+// conversion to HSV, the tables (as shifts where they are shifts) and hsv_to_rgb's block arithmetic (the fused multiply-adds are
 // OpenCV's own) in vector registers; the pixels after the blocks, and every pixel on other
 // processors, take the kernels' pixel function (there the C library's correctly rounded fmaf).
 #include <cstdint>
@@ -20,16 +20,38 @@ namespace {
 // conversion and tables lane by lane (gathers from the tables as 32-bit entries), then the same
 // binary32 operations, its two fused multiply-adds as FMA instructions. `s` and `d` point at the
 // first pixel (C = 3 or 4 channels); exactly the eight pixels are read and written.
-[[gnu::target("avx2,fma")]] void block8(const std::uint8_t* s, std::uint8_t* d, int C, const std::int32_t* sdiv,
-                                        const std::int32_t* hdiv, const std::int32_t* lut) {
-  // Pixel i in 32-bit lane i: RGBA as it is; RGB's 24 bytes by a masked load (the bytes after them
-  // are not touched), words 0-2 and 3-5 to the two halves, each pixel's three bytes to its lane.
+// The tables as shifts where they are (Albumentations' tables are, for whole shifts and for the
+// truncated fractional ones): hue[h] = (h + hue) mod 180 for every hue 0..179, sat[s] = clamp(s + sat)
+// for s > 0 and 0 for 0, val[v] = clamp(v + val), clamp to [0, 255].
+struct Shifts {
+  int hue = 0, sat = 0, val = 0;
+};
+bool shifts_of(const std::uint8_t* lut, Shifts& k) {
+  k = {lut[0], lut[256 + 128] - 128, lut[512 + 128] - 128};
+  const auto clamp = [](int v) { return v < 0 ? 0 : v > 255 ? 255 : v; };
+  for (int i = 0; i < 256; ++i) {
+    if (i < 180 && lut[i] != (i + k.hue) % 180) return false;
+    if (lut[256 + i] != (i == 0 ? 0 : clamp(i + k.sat))) return false;
+    if (lut[512 + i] != clamp(i + k.val)) return false;
+  }
+  return true;
+}
+
+// kShifts: the tables computed from `k` (shifts_of holds), else gathered from `lut`.
+template <bool kShifts>
+[[gnu::target("avx2,fma"), gnu::always_inline]] inline void block8(const std::uint8_t* s, std::uint8_t* d, int C,
+                                                                   const std::int32_t* sdiv, const std::int32_t* hdiv,
+                                                                   const std::int32_t* lut, const Shifts& k) {
+  // Pixel i in 32-bit lane i: RGBA as it is; RGB's 24 bytes by a 16-byte and an 8-byte load (the
+  // bytes after them are not touched), bytes 0-11 and 12-23 to the two halves, each pixel's three
+  // bytes to its lane.
   __m256i w;
   if (C == 4) {
     w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
   } else {
-    w = _mm256_maskload_epi32(reinterpret_cast<const int*>(s), _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0));
-    w = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6));
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i hi = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + 16));
+    w = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), _mm_alignr_epi8(hi, lo, 12), 1);
     w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,  //
                                                 0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
   }
@@ -48,9 +70,20 @@ namespace {
   __m256i h = _mm256_blendv_epi8(_mm256_blendv_epi8(hb, hg, _mm256_cmpeq_epi32(v, g)), hr, _mm256_cmpeq_epi32(v, r));
   h = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(h, _mm256_i32gather_epi32(hdiv, diff, 4)), round), 12);
   h = _mm256_add_epi32(h, _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), h), _mm256_set1_epi32(180)));
-  const __m256i hs = _mm256_i32gather_epi32(lut, h, 4);
-  const __m256i ss = _mm256_i32gather_epi32(lut + 256, sat, 4);
-  const __m256i vs = _mm256_i32gather_epi32(lut + 512, v, 4);
+  __m256i hs, ss, vs;
+  if constexpr (kShifts) {
+    // h + hue is in [0, 359): 180 off where it reaches 180.
+    hs = _mm256_add_epi32(h, _mm256_set1_epi32(k.hue));
+    hs = _mm256_sub_epi32(hs, _mm256_and_si256(_mm256_cmpgt_epi32(hs, _mm256_set1_epi32(179)), _mm256_set1_epi32(180)));
+    const __m256i zero = _mm256_setzero_si256();
+    ss = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(sat, _mm256_set1_epi32(k.sat)), zero), byte);
+    ss = _mm256_andnot_si256(_mm256_cmpeq_epi32(sat, zero), ss);
+    vs = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v, _mm256_set1_epi32(k.val)), zero), byte);
+  } else {
+    hs = _mm256_i32gather_epi32(lut, h, 4);
+    ss = _mm256_i32gather_epi32(lut + 256, sat, 4);
+    vs = _mm256_i32gather_epi32(lut + 512, v, 4);
+  }
 
   const __m256 sf = _mm256_mul_ps(_mm256_cvtepi32_ps(ss), _mm256_set1_ps(1.0f / 255.0f));
   const __m256 vf = _mm256_mul_ps(_mm256_cvtepi32_ps(vs), _mm256_set1_ps(1.0f / 255.0f));
@@ -98,6 +131,13 @@ namespace {
   std::memcpy(d + 20, &hi_tail, 4);
 }
 
+// Pixels [0, end) of a row, end a multiple of 8.
+template <bool kShifts>
+[[gnu::target("avx2,fma")]] void row8(const std::uint8_t* s, std::uint8_t* d, int end, int C, const std::int32_t* sdiv,
+                                      const std::int32_t* hdiv, const std::int32_t* lut, const Shifts& k) {
+  for (int x = 0; x < end; x += 8) block8<kShifts>(s + x * C, d + x * C, C, sdiv, hdiv, lut, k);
+}
+
 bool has_avx2_fma() {
   static const bool yes = host_has_avx2() && __builtin_cpu_supports("fma");
   return yes;
@@ -113,6 +153,8 @@ void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, c
 #if defined(AUG_AVX2_PHILOX)
   if (hue_saturation_value_cpu_impl::has_avx2_fma()) block_end = width / kHsvBlock * kHsvBlock;
   std::vector<std::int32_t> lut(a.lut, a.lut + 3 * 256);  // the tables as 32-bit entries, for gathers
+  hue_saturation_value_cpu_impl::Shifts k;
+  const bool shifts = hue_saturation_value_cpu_impl::shifts_of(a.lut, k);
 #endif
   const int blocks = width / kHsvBlock * kHsvBlock;
   for (int y = 0; y < in.height; ++y) {
@@ -120,8 +162,9 @@ void hue_saturation_value(View<const std::uint8_t> in, View<std::uint8_t> out, c
     std::uint8_t* d = out.row(y);
     int x = 0;
 #if defined(AUG_AVX2_PHILOX)
-    for (; x < block_end; x += 8)
-      hue_saturation_value_cpu_impl::block8(s + x * C, d + x * C, C, a.sdiv, a.hdiv, lut.data());
+    if (shifts) hue_saturation_value_cpu_impl::row8<true>(s, d, block_end, C, a.sdiv, a.hdiv, lut.data(), k);
+    else hue_saturation_value_cpu_impl::row8<false>(s, d, block_end, C, a.sdiv, a.hdiv, lut.data(), k);
+    x = block_end;
 #endif
     for (; x < width; ++x) hsv_pixel(s + x * C, d + x * C, C, a, x < blocks);
   }

@@ -25,12 +25,15 @@ bool snow_has_avx2_fma() {
   return yes;
 }
 
-// hls8_sat of eight lanes: rounded half to even, clamped to [0, 255], as integers.
-[[gnu::target("avx2,fma"), gnu::always_inline]] inline __m256i snow_sat8(__m256 v) {
-  __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  r = _mm256_max_ps(r, _mm256_setzero_ps());
-  r = _mm256_min_ps(r, _mm256_set1_ps(255.f));
-  return _mm256_cvttps_epi32(r);
+// hls8_sat's rounding of eight lanes (half to even), without the clamp, for values the packs that
+// follow saturate (each in [-2^15, 2^15)): the processor's rounding mode, which snow() checks is
+// round to nearest even.
+[[gnu::target("avx2,fma"), gnu::always_inline]] inline __m256i snow_rne(__m256 v) { return _mm256_cvtps_epi32(v); }
+
+// hls8_sat of eight lanes, for values in [-2^31, 2^31) (no NaN): the rounding as above, clamped to
+// [0, 255] as integers.
+[[gnu::target("avx2,fma"), gnu::always_inline]] inline __m256i snow_sat8_int(__m256 v) {
+  return _mm256_min_epi32(_mm256_max_epi32(snow_rne(v), _mm256_setzero_si256()), _mm256_set1_epi32(255));
 }
 
 // sel(mask, a, b) = mask ? a : b.
@@ -76,9 +79,10 @@ bool snow_has_avx2_fma() {
     const __m256 valid = _mm256_cmp_ps(diff, _mm256_set1_ps(FLT_EPSILON), _CMP_GT_OQ);
     h = _mm256_and_ps(h, valid);
     sat = _mm256_and_ps(sat, valid);
-    const __m256i Hi = snow_sat8(_mm256_mul_ps(h, half));
-    const __m256i Li = _mm256_i32gather_epi32(lightness, snow_sat8(_mm256_mul_ps(l, k255)), 4);
-    const __m256i Si = snow_sat8(_mm256_mul_ps(sat, k255));
+    // h, l and sat are finite and small here (h and sat masked where diff is 0).
+    const __m256i Hi = snow_sat8_int(_mm256_mul_ps(h, half));
+    const __m256i Li = _mm256_i32gather_epi32(lightness, snow_sat8_int(_mm256_mul_ps(l, k255)), 4);
+    const __m256i Si = snow_sat8_int(_mm256_mul_ps(sat, k255));
     // Back to RGB.
     const __m256 hh = _mm256_cvtepi32_ps(Hi), ll = _mm256_mul_ps(_mm256_cvtepi32_ps(Li), inv),
                  ss = _mm256_mul_ps(_mm256_cvtepi32_ps(Si), inv);
@@ -101,8 +105,9 @@ bool snow_has_avx2_fma() {
     const __m256 bo = snow_sel(lt2, t1, snow_sel(le2, t3, snow_sel(le4, t0, t2)));
     const __m256 go = snow_sel(lt1, t3, snow_sel(le2, t0, snow_sel(lt4, t2, t1)));
     const __m256 ro = snow_sel(lt1, t0, snow_sel(lt2, t2, snow_sel(lt4, t1, snow_sel(le4, t3, t0))));
-    const __m256i Bi = snow_sat8(_mm256_mul_ps(bo, k255));
-    const __m256i rg = _mm256_packus_epi32(snow_sat8(_mm256_mul_ps(ro, k255)), snow_sat8(_mm256_mul_ps(go, k255)));
+    // Each channel in about [0, 1]: rounded, then clamped to [0, 255] by the two unsigned packs.
+    const __m256i Bi = snow_rne(_mm256_mul_ps(bo, k255));
+    const __m256i rg = _mm256_packus_epi32(snow_rne(_mm256_mul_ps(ro, k255)), snow_rne(_mm256_mul_ps(go, k255)));
     const __m256i all = _mm256_packus_epi16(rg, _mm256_packus_epi32(Bi, Bi));  // per 128-bit lane: r, g, b, b
     alignas(16) std::uint8_t woven[32];
     _mm_store_si128(reinterpret_cast<__m128i*>(woven), _mm_shuffle_epi8(_mm256_castsi256_si128(all), weave));
@@ -123,7 +128,8 @@ void snow(View<const T> in, View<T> out, const SnowArgs& a) {
 #if defined(AUG_SNOW_AVX2)
   std::int32_t lightness[256];
   for (int i = 0; i < 256; ++i) lightness[i] = a.lightness[i];
-  const bool fast = std::is_same_v<T, std::uint8_t> && snow_cpu_impl::snow_has_avx2_fma();
+  const bool fast = std::is_same_v<T, std::uint8_t> && snow_cpu_impl::snow_has_avx2_fma() &&
+                    _MM_GET_ROUNDING_MODE() == _MM_ROUND_NEAREST;
   if (fast) first = a.vector_end;
 #endif
   for (int y = 0; y < in.height; ++y) {

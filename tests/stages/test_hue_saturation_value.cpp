@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/color/hue_saturation_value.hpp"
 #include "lib/core/error.hpp"
+#include "lib/stages/engines/hsv8_tables.hpp"
 #include "tests/stages/stage_runner.hpp"
 
 namespace aug::test_hue_saturation_value {
@@ -143,6 +145,36 @@ TEST(HueSaturationValue, ShiftsFillTheirRanges) {
     EXPECT_LT(lo[k], want_lo[k] + 0.1) << k;
     EXPECT_GT(hi[k], want_hi[k] - 0.1) << k;
   }
+}
+
+// The host driver with any tables: Albumentations' are shifts, which it computes instead of reading
+// (kernels/color/hue_saturation_value_cpu.cpp); others are read. Both equal the kernels' pixel
+// function, pixel by pixel, on every width around the blocks, RGB and RGBA.
+TEST(HueSaturationValue, HostDriverEqualsThePixelFunctionForShiftsAndOtherTables) {
+  std::vector<std::uint8_t> shifted(3 * 256), scrambled(3 * 256);
+  for (int i = 0; i < 256; ++i) {
+    shifted[i] = static_cast<std::uint8_t>((i + 170) % 180);
+    shifted[256 + i] = static_cast<std::uint8_t>(i == 0 ? 0 : std::clamp(i - 40, 0, 255));
+    shifted[512 + i] = static_cast<std::uint8_t>(std::clamp(i + 25, 0, 255));
+    scrambled[i] = static_cast<std::uint8_t>((i * 7 + 3) % 180);  // hues stay below 180, as the kernels need
+    scrambled[256 + i] = static_cast<std::uint8_t>(255 - i);
+    scrambled[512 + i] = static_cast<std::uint8_t>((i * i) % 256);
+  }
+  for (const auto* lut : {&shifted, &scrambled})
+    for (int channels : {3, 4})
+      for (int width : {7, 8, 31, 32, 40, 67}) {
+        const Image in = testing::random_image(Shape{width, 5, channels, DType::U8}, 7u + width);
+        Image got(in.shape()), want(in.shape());
+        const k::HsvArgs a{hsv8_division_table(false).data(), hsv8_division_table(true).data(), lut->data()};
+        k::cpu::hue_saturation_value(in.view<std::uint8_t>(), got.view<std::uint8_t>(), a);
+        const int blocks = width / k::kHsvBlock * k::kHsvBlock;
+        for (int y = 0; y < 5; ++y)
+          for (int x = 0; x < width; ++x)
+            k::hsv_pixel(in.view<std::uint8_t>().row(y) + x * channels, want.view<std::uint8_t>().row(y) + x * channels,
+                         channels, a, x < blocks);
+        EXPECT_EQ(compare(got, want).count, 0u)
+            << (lut == &shifted ? "shift" : "other") << " tables, width " << width << ", " << channels << " channels";
+      }
 }
 
 TEST(HueSaturationValue, RefusesWhatIsNotEightBitColour) {
