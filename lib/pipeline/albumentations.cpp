@@ -288,7 +288,18 @@ Imported import_albumentations_file(const std::string& path) {
   return out;
 }
 
-void check_imported(const Imported& imported, const std::string& source) {
+namespace {
+
+void drop_negative_zeros(ojson& j) {
+  if (j.is_number_float() && j.get<double>() == 0.0) j = 0.0;
+  if (!j.is_structured()) return;
+  for (auto& item : j) drop_negative_zeros(item);
+}
+
+}  // namespace
+
+void check_imported(Imported& imported, const std::string& source) {
+  drop_negative_zeros(imported.pipeline);
   // What it wrote must load as it is: a parameter out of a stage's range (a rotate limit of 400
   // degrees) is reported here, against the imported pipeline, with the place of its transform.
   const std::string name = source + " (imported)";

@@ -36,7 +36,8 @@ Imported import_albumentations(const nlohmann::json& saved, const std::string& s
 
 // Loads an imported pipeline as `augment run` would (Pipeline::parse), so that a value out of a
 // stage's range is reported; the message names the stage's pointer and the place it came from.
-void check_imported(const Imported& imported, const std::string& source);
+// Negative zeros (a negated limit of 0) are written as 0 first.
+void check_imported(Imported& imported, const std::string& source);
 
 // The file (A.save's JSON, or YAML for .yaml / .yml), imported and then checked as a pipeline.
 Imported import_albumentations_file(const std::string& path);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -256,6 +257,17 @@ struct Binding {
   const Scope* scope = nullptr;
 };
 
+// NAME.append(x) / .extend(xs) / .insert(i, x) / NAME += xs, or another change of a bound list
+// (kind "other": NAME.pop(), NAME[i] = x, ...), at its scope's level or under a condition.
+struct Mutation {
+  std::string name, kind;
+  std::size_t args = 0, args_end = 0;  // the call's arguments, or the right side of +=
+  Place at;
+  int line = 0;
+  bool conditional = false;
+  const Scope* scope = nullptr;
+};
+
 struct Parameter {
   std::string name;
   std::size_t def = 0, def_end = 0;  // its default's tokens (def == def_end: none)
@@ -366,6 +378,7 @@ struct Source::Impl {
   std::vector<std::unique_ptr<Scope>> scopes;  // [0]: the module
   std::vector<Statement> statements;
   std::vector<Binding> bindings;
+  std::vector<Mutation> mutations;
   std::map<std::string, std::string> aliases;  // local name -> full name ("A" -> "albumentations")
   std::vector<std::string> star;               // modules imported with *
   std::map<std::string, std::string> imported_from;  // names from other modules: name -> module
@@ -485,6 +498,44 @@ struct Source::Impl {
       while (k < end && !is_name(toks[k], "import")) module += toks[k++].text;
       if (k < end) import(k + 1, end, module);
       return;
+    }
+    // Changes of a list bound to a name: NAME.method(...), NAME += ..., NAME[...] = ...
+    if (toks[begin].kind == Token::Kind::name && !is_keyword(toks[begin].text) && begin + 1 < end) {
+      Mutation m{toks[begin].text, "", 0, 0, toks[begin].at, toks[begin].at.line, nested, scope};
+      if (is_op(toks[begin + 1], ".") && begin + 3 < end && toks[begin + 2].kind == Token::Kind::name &&
+          is_op(toks[begin + 3], "(")) {
+        static const char* const changes[] = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort"};
+        const std::string method = toks[begin + 2].text;
+        if (std::find(std::begin(changes), std::end(changes), method) != std::end(changes)) {
+          const std::size_t close = closing(begin + 3);
+          m.kind = close + 1 == end ? method : "other";
+          m.args = begin + 4;
+          m.args_end = close;
+          mutations.push_back(m);
+        }
+        return;
+      }
+      if (is_op(toks[begin + 1], "+=")) {
+        m.kind = "+=";
+        m.args = begin + 2;
+        m.args_end = end;
+        mutations.push_back(m);
+        return;
+      }
+      if (is_op(toks[begin + 1], "[") || (toks[begin + 1].kind == Token::Kind::op && toks[begin + 1].text.size() >= 2 &&
+                                          toks[begin + 1].text.back() == '=' && toks[begin + 1].text != "==")) {
+        m.kind = "other";
+        mutations.push_back(m);
+        if (is_op(toks[begin + 1], "[")) {
+          // NAME[...] = ...: a change, not a binding of NAME.
+          bool assigns = false;
+          for (std::size_t k = closing(begin + 1) + 1; k < end; ++k) assigns = assigns || is_op(toks[k], "=");
+          if (assigns) return;
+          mutations.pop_back();
+        } else {
+          return;
+        }
+      }
     }
     // Assignments: targets = ... = value (a target is a name or a tuple of names).
     std::vector<std::size_t> equals;
@@ -694,7 +745,7 @@ struct Source::Impl {
     return found;
   }
 
-  Value bound(const Binding& b, Place use, std::vector<std::string>& notes, int depth) const {
+  Value bound(const Binding& b, Place use, const Scope* use_scope, std::vector<std::string>& notes, int depth) const {
     if (b.conditional)
       fail(use, b.name + " is bound under a condition or loop (line " + std::to_string(b.line) +
                     "): its value is known only when the code runs");
@@ -704,9 +755,55 @@ struct Source::Impl {
     if (b.count > 1) {
       if ((v.kind != Value::Kind::tuple && v.kind != Value::Kind::list) || v.items.size() != b.count)
         fail(use, b.name + " is unpacked from " + v.repr() + ", which does not have " + std::to_string(b.count) + " items");
-      return v.items[b.index];
+      v = v.items[b.index];
     }
+    changed(b, v, use, use_scope, notes, depth);
     return v;
+  }
+
+  // The changes made to b's value in b's scope after b and before the next binding of the name (and
+  // before the use, where the use is in that scope), in order: append, extend, insert and += of
+  // literals; anything else, or a change under a condition or loop, is refused.
+  void changed(const Binding& b, Value& v, Place use, const Scope* use_scope, std::vector<std::string>& notes,
+               int depth) const {
+    int until = std::numeric_limits<int>::max();
+    for (const Binding& o : bindings)
+      if (o.name == b.name && o.scope == b.scope && o.line > b.line) until = std::min(until, o.line);
+    if (use_scope == b.scope && use.line > b.line) until = std::min(until, use.line);
+    for (const Mutation& m : mutations) {
+      if (m.name != b.name || m.scope != b.scope || m.line <= b.line || m.line >= until) continue;
+      const std::string what = m.kind == "+=" ? "+=" : "." + m.kind + "()";
+      if (m.conditional)
+        fail(m.at, b.name + " is changed (" + what + ") under a condition or loop: its value is known only when the "
+                            "code runs");
+      const bool list = v.kind == Value::Kind::list, seq = list || v.kind == Value::Kind::tuple;
+      if (!(m.kind == "append" || m.kind == "extend" || m.kind == "insert" || m.kind == "+=") || !seq ||
+          (!list && m.kind != "+="))
+        fail(m.at, b.name + " is changed here (" + what + "): only lists built with append, extend, insert and += "
+                            "of literals are read");
+      const Context ctx{m.scope, m.line};
+      Cursor c{m.args, m.args_end};
+      if (m.kind == "append" || m.kind == "insert") {
+        std::int64_t index = static_cast<std::int64_t>(v.items.size());
+        if (m.kind == "insert") {
+          const Value i = expression(c, ctx, notes, depth + 1);
+          if (i.kind != Value::Kind::integer || c.k >= c.end || !is_op(toks[c.k], ","))
+            fail(m.at, b.name + ".insert(): give an integer index and one item");
+          ++c.k;
+          const auto n = static_cast<std::int64_t>(v.items.size());
+          index = std::clamp(i.i < 0 ? i.i + n : i.i, std::int64_t{0}, n);
+        }
+        Value item = expression(c, ctx, notes, depth + 1);
+        if (c.k != c.end) fail(toks[c.k].at, b.name + "." + m.kind + "() takes one item here");
+        v.items.insert(v.items.begin() + index, std::move(item));
+      } else {
+        Value more = expression_list(c, ctx, notes, depth + 1);
+        if (c.k != c.end) fail(toks[c.k].at, "cannot read the items added to " + b.name + " here ('" + toks[c.k].text + "')");
+        if (more.kind != Value::Kind::list && more.kind != Value::Kind::tuple)
+          fail(m.at, b.name + " " + what + " with " + more.repr() + ": only a literal list or tuple of items is read");
+        for (Value& i : more.items) v.items.push_back(std::move(i));
+      }
+    }
   }
 
   Value name_value(const std::string& name, Place at, const Context& ctx, std::vector<std::string>& notes,
@@ -716,7 +813,7 @@ struct Source::Impl {
     // A class body's own names; the function's own names, then its parameters, then the enclosing
     // functions', the module's.
     if (s && s->kind == Scope::Kind::klass) {
-      if (const Binding* b = binding_of(name, s, ctx.line, true)) return bound(*b, at, notes, depth);
+      if (const Binding* b = binding_of(name, s, ctx.line, true)) return bound(*b, at, ctx.scope, notes, depth);
     }
     bool from_function = false;
     while (s) {
@@ -724,7 +821,7 @@ struct Source::Impl {
         const bool module = s->kind == Scope::Kind::module;
         const Binding* b = binding_of(name, s, ctx.line, module ? !from_function : true);
         if (!b && !module) b = binding_of(name, s, ctx.line, false);
-        if (b) return bound(*b, at, notes, depth);
+        if (b) return bound(*b, at, ctx.scope, notes, depth);
         if (!module) {
           if (const Parameter* p = parameter_of(s, name)) {
             if (p->def == p->def_end)
@@ -904,8 +1001,31 @@ struct Source::Impl {
     comprehension(toks[c.k], c.k + 1, close);
     ++c.k;
     while (c.k < close) {
-      if (is_op(toks[c.k], "*") || is_op(toks[c.k], "**"))
-        refuse_at(toks[c.k], "'" + toks[c.k].text + "' unpacking in a call: write the arguments out");
+      if (is_op(toks[c.k], "*") || is_op(toks[c.k], "**")) {
+        // *items (a literal list or tuple: positional arguments), **mapping (a literal dict: keywords).
+        const Token& star = toks[c.k];
+        const bool keywords = star.text == "**";
+        Cursor a{c.k + 1, close};
+        Value v = expression(a, ctx, notes, depth);
+        if (keywords) {
+          if (v.kind != Value::Kind::dict)
+            refuse_at(star, "'**' unpacking of " + v.repr() + ": only a literal dict is read");
+          for (auto& kv : v.named) {
+            for (const auto& have : call.named)
+              if (have.first == kv.first) refuse_at(star, "keyword argument " + kv.first + " repeated");
+            call.named.emplace_back(kv.first, std::move(kv.second));
+          }
+        } else {
+          if (v.kind != Value::Kind::list && v.kind != Value::Kind::tuple)
+            refuse_at(star, "'*' unpacking of " + v.repr() + ": only a literal list or tuple is read");
+          if (!call.named.empty()) refuse_at(star, "positional arguments after keyword arguments");
+          for (Value& i : v.items) call.items.push_back(std::move(i));
+        }
+        c.k = a.k;
+        if (c.k < close && !is_op(toks[c.k], ",")) refuse_at(toks[c.k], "cannot read the argument here ('" + toks[c.k].text + "')");
+        if (c.k < close) ++c.k;
+        continue;
+      }
       Cursor a{c.k, close};
       if (toks[c.k].kind == Token::Kind::name && c.k + 1 < close && is_op(toks[c.k + 1], "=")) {
         const std::string key = toks[c.k].text;
@@ -1026,7 +1146,9 @@ struct Source::Impl {
         v.kind = Value::Kind::call;
         v.s = full;
         v.written = written;
-        arguments(c, v, ctx, notes, depth);
+        // Lambda's arguments are functions: the import refuses the transform itself, by name.
+        if (last_part(full) == "Lambda") c.k = closing(c.k) + 1;
+        else arguments(c, v, ctx, notes, depth);
         return v;
       }
       if (parts.size() == 1 && parts[0] == "dict" && !aliases.count("dict")) {
@@ -1063,7 +1185,7 @@ struct Source::Impl {
       if (parts.size() == 2) {
         for (const auto& s : scopes)
           if (s->kind == Scope::Kind::klass && s->name == parts[0] && s->parent && s->parent->kind == Scope::Kind::module)
-            if (const Binding* b = binding_of(parts[1], s.get(), 0, false)) return bound(*b, t.at, notes, depth);
+            if (const Binding* b = binding_of(parts[1], s.get(), 0, false)) return bound(*b, t.at, nullptr, notes, depth);
       }
       refuse_at(t, written + ": an attribute, not a literal; only literals are read");
     }

@@ -230,8 +230,8 @@ TEST(ImportPython, RefusalsNameFileLineAndColumn) {
                                           "class Data:\n    def __init__(self, size):\n        self.size = size\n"
                                           "        self.tf = A.Compose([A.Resize(self.size, self.size)])\n"),
             "train.py:6:39: self.size: an attribute of self, known only when the code runs; only literals are read");
-  EXPECT_EQ(refusal("albumentations", head + "N = 'x'\ntf = A.Compose([A.Resize(8, 8), A.Lambda(name=f\"r_{N}\")])\n"),
-            "train.py:4:47: an f-string: its value is known only when the code runs; write the string out");
+  EXPECT_EQ(refusal("albumentations", head + "N = 'x'\ntf = A.Compose([A.Resize(8, 8), A.Blur(blur_limit=f\"r_{N}\")])\n"),
+            "train.py:4:51: an f-string: its value is known only when the code runs; write the string out");
   EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.Resize(s, s) for s in (224, 256)])\n"),
             "train.py:3:16: a list comprehension: its value is known only when the code runs; write the items out");
   EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([\n    A.HorizontalFlip(True, 0.5, 3)])\n"),
@@ -257,11 +257,61 @@ TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   EXPECT_EQ(refusal("torchvision", "import torchvision.transforms as T\ntf = T.Compose([T.RandomCrop(32, 4, True, 0, 'reflect', 9)])\n"),
             "train.py:2:57: T.RandomCrop(...): positional argument 6 (9) is one too many: torchvision's RandomCrop takes "
             "(size, padding, pad_if_needed, fill, padding_mode)");
-  EXPECT_EQ(refusal("torchvision", "from torchvision import transforms\ntf = transforms.Compose([transforms.Lambda(lambda x: x)])\n"),
-            "train.py:2:44: a lambda: code runs only when the pipeline does; only literals are read");
+  // Lambda is refused as a transform, by name, whatever its arguments are.
+  const std::string lambda =
+      refusal("torchvision", "from torchvision import transforms\ntf = transforms.Compose([transforms.Lambda(lambda x: x)])\n");
+  EXPECT_TRUE(has_line(lambda, "train.py:2:26: Lambda (no close stage: arbitrary Python code)")) << lambda;
   EXPECT_EQ(refusal("torchvision", "from torchvision import transforms as T\ntf = T.Compose([T.Resize(256, max_size=300)])\n"),
             "train.py:2:40: T.Resize(...): max_size 300 has no stage equivalent (resize takes a short side or a long "
             "side, not both); remove it");
+}
+
+// A list of transforms built step by step, as training scripts often do: append, extend, insert and
+// += of literals, in order, up to the Compose that takes it; a change under a condition, or any
+// other change, is refused at its place. * and ** unpack literal sequences and dicts into a call.
+TEST(ImportPython, ListsBuiltStepByStepAndUnpackedArguments) {
+  testing::TempDir dir;
+  const fs::path file = dir / "t.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "SIZE = (96, 128)\n"
+                         "BLUR = {'blur_limit': 5, 'p': 0.25}\n"
+                         "def steps():\n"
+                         "    t = [A.HorizontalFlip()]\n"
+                         "    t.append(A.VerticalFlip(p=0.3))\n"
+                         "    t.extend([A.Resize(*SIZE)])\n"
+                         "    t += [A.Blur(**BLUR)]\n"
+                         "    t.insert(0, A.Transpose(p=0.2))\n"
+                         "    out = A.Compose(t)\n"
+                         "    t.append(A.ToGray())  # after the Compose: not part of it\n"
+                         "    return out\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"rotate90","k":0,"transpose":true,"p":0.2},
+    {"stage":"flip","direction":"horizontal","p":0.5},
+    {"stage":"flip","direction":"vertical","p":0.3},
+    {"stage":"resize","size":[128,96],"interpolation":"bilinear"},
+    {"stage":"box_blur","kernel_size":[3,5],"p":0.25}
+  ])")) << p.dump();
+
+  const std::string head = "import albumentations as A\n";
+  EXPECT_EQ(refusal("albumentations", head + "def f(train):\n    t = [A.HorizontalFlip()]\n    if train:\n"
+                                             "        t.append(A.VerticalFlip())\n    return A.Compose(t)\n"),
+            "train.py:5:9: t is changed (.append()) under a condition or loop: its value is known only when the code "
+            "runs");
+  EXPECT_EQ(refusal("albumentations", head + "t = [A.HorizontalFlip(), A.VerticalFlip()]\nt.pop()\ntf = A.Compose(t)\n"),
+            "train.py:3:1: t is changed here (.pop()): only lists built with append, extend, insert and += of "
+            "literals are read");
+  EXPECT_EQ(refusal("albumentations", head + "t = [A.HorizontalFlip()]\nt[0] = A.VerticalFlip()\ntf = A.Compose(t)\n"),
+            "train.py:3:1: t is changed here (.other()): only lists built with append, extend, insert and += of "
+            "literals are read");
+  EXPECT_EQ(refusal("albumentations", head + "S = 8\nS *= 2\ntf = A.Compose([A.Resize(S, S)])\n"),
+            "train.py:3:1: S is changed here (.other()): only lists built with append, extend, insert and += of "
+            "literals are read");
+  EXPECT_EQ(refusal("albumentations", head + "N = 3\ntf = A.Compose([A.Resize(*N)])\n"),
+            "train.py:3:26: '*' unpacking of 3: only a literal list or tuple is read");
+  // Lambda is refused as a transform, whatever its arguments are.
+  const std::string lambda = refusal("albumentations", head + "def f(x, **k):\n    return x\ntf = A.Compose([A.Lambda(image=f)])\n");
+  EXPECT_TRUE(has_line(lambda, "train.py:4:17: Lambda (no close stage: arbitrary Python code)")) << lambda;
 }
 
 // Where 1.x and 2.x read positional arguments differently, the types, then the file's keywords decide.
