@@ -219,6 +219,10 @@ Commands::Commands(CLI::App& app, const GlobalOptions& global) : app_(app), glob
   import_->add_option("--name", import_name_,
                       "in a script with several pipelines, the one to import: its variable or function name "
                       "(train_transform, get_train_transforms) or its line");
+  import_->add_option("--release", import_release_,
+                      "albumentations, Python script: the release it is written for (1 or 2), where its calls do not "
+                      "say (default 1)")
+      ->check(CLI::IsMember({1, 2}));
   import_->add_option("-o,--output", import_output_, "write the pipeline (JSON) to FILE instead of stdout");
   import_->add_flag("--table", markdown_,
                     "print the library's mapping of transforms to stages (docs/albumentations.md) and exit");
@@ -467,8 +471,11 @@ Exit Commands::import_pipeline() {
   if (!python && !import_name_.empty())
     throw UsageError("import albumentations: --name picks a pipeline of a Python script; " + validate_path_ +
                      " holds one saved pipeline");
+  if (import_release_ != 0 && (torchvision || !python))
+    throw UsageError("import " + import_from_ + ": --release is for Albumentations scripts (.py); " +
+                     (torchvision ? "torchvision has one reading" : "a saved pipeline names its release"));
   const Imported imported = torchvision ? import_torchvision_python(validate_path_, import_name_)
-                            : python    ? import_albumentations_python(validate_path_, import_name_)
+                            : python    ? import_albumentations_python(validate_path_, import_name_, import_release_)
                                         : import_albumentations_file(validate_path_);
   for (const std::string& note : imported.notes) spdlog::warn("{}", note);
   const std::string text = pipeline_text(imported.pipeline);

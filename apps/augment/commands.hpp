@@ -70,6 +70,7 @@ class Commands {
   std::string preview_output_ = "preview.html";
   // validate / describe / import
   std::string validate_path_, stage_name_, import_from_, import_output_, import_name_;
+  int import_release_ = 0;
   bool json_ = false;
   bool markdown_ = false;
 };

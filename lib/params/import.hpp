@@ -36,6 +36,9 @@ class TransformReader {
   // The release's major and minor numbers where known: (1, 3) for "1.3.1", (2, -1) for "2.x", (0, -1)
   // when unknown ("1.x or 2.x", none).
   std::pair<int, int> release() const;
+  // The pipeline is known to be written for Albumentations 2.x (a release 2 or later, or a Python
+  // file whose keywords and transforms are 2.x's): parameters it leaves out take 2.x's defaults.
+  bool release_2() const { return release().first >= 2; }
 
   const nlohmann::json& saved() const { return t_; }
   // A parameter given and not null.

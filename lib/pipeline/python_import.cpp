@@ -115,7 +115,10 @@ class AlbumentationsWriter {
     for (const auto& [_, i] : v.named) survey(i);
   }
 
-  int version() const { return v1_ > v2_ ? 1 : v2_ > v1_ ? 2 : 0; }
+  // What the survey says; the release the pipeline is read as (--release where given).
+  int surveyed() const { return v1_ > v2_ ? 1 : v2_ > v1_ ? 2 : 0; }
+  int version() const { return forced_ != 0 ? forced_ : surveyed(); }
+  void force(int release) { forced_ = release; }
 
   json transform(const Value& call, const std::string& where) {
     places_[where] = src_.where(call.at);
@@ -289,6 +292,7 @@ class AlbumentationsWriter {
   std::vector<std::string>& notes_;
   TransformPlaces& places_;
   int v1_ = 0, v2_ = 0;
+  int forced_ = 0;  // --release: 1 or 2
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -853,12 +857,48 @@ class TvImporter {
 
 bool albumentations_signature_known(const std::string& name) { return find_signature(name) != nullptr; }
 
+namespace {
+
+// The transforms whose left-out parameters take different defaults in 1.x and 2.x, among those of
+// `v` (in the order written, once each).
+void release_dependent(const Value& v, std::vector<std::string>& out) {
+  static const char* const names[] = {"GaussNoise",      "CoarseDropout",    "Rotate",           "ShiftScaleRotate",
+                                      "PadIfNeeded",     "GridDistortion",   "ElasticTransform", "OpticalDistortion",
+                                      "PiecewiseAffine", "GridDropout"};
+  if (v.kind == Kind::call) {
+    const std::string n = v.short_name();
+    if (std::find(std::begin(names), std::end(names), n) != std::end(names) &&
+        std::find(out.begin(), out.end(), n) == out.end())
+      out.push_back(n);
+  }
+  for (const Value& i : v.items) release_dependent(i, out);
+  for (const auto& [_, i] : v.named) release_dependent(i, out);
+}
+
+}  // namespace
+
 json albumentations_saved(const py::Source& source, const Value& compose, std::vector<std::string>& notes,
-                          TransformPlaces& places) {
+                          TransformPlaces& places, int release) {
   AlbumentationsWriter w(source, notes, places);
   w.survey(compose);
+  if (release != 0 && w.surveyed() != 0 && w.surveyed() != release)
+    notes.push_back(source.where(compose.at) + ": read as Albumentations " + std::to_string(release) +
+                    ".x (--release), although its keywords are " + std::to_string(w.surveyed()) + ".x's");
+  w.force(release);
+  const int version = w.version();
+  if (version == 0) {
+    std::vector<std::string> dependent;
+    release_dependent(compose, dependent);
+    if (!dependent.empty()) {
+      std::string list;
+      for (const std::string& n : dependent) list += (list.empty() ? "" : ", ") + n;
+      notes.push_back(source.where(compose.at) + ": nothing in the script says whether it is written for Albumentations "
+                      "1.x or 2.x; the parameters it leaves out of " + list + " take 1.x's defaults, which 2.x "
+                      "changed (--release 2 reads them as 2.x's)");
+    }
+  }
   json saved = json::object();
-  saved["__version__"] = w.version() == 1 ? "1.x" : w.version() == 2 ? "2.x" : "1.x or 2.x";
+  saved["__version__"] = version == 1 ? "1.x" : version == 2 ? "2.x" : "1.x or 2.x";
   saved["transform"] = w.transform(compose, "transform");
   return saved;
 }
@@ -874,13 +914,13 @@ void dedupe(std::vector<std::string>& notes) {
 
 }  // namespace
 
-Imported import_albumentations_python(const std::string& path, const std::string& name) {
+Imported import_albumentations_python(const std::string& path, const std::string& name, int release) {
   const py::Source src = py::Source::read(path);
   const py::Found found = src.pick("albumentations", name);
   std::vector<std::string> notes;
   const Value compose = src.evaluate(found, notes);
   TransformPlaces places;
-  const json saved = albumentations_saved(src, compose, notes, places);
+  const json saved = albumentations_saved(src, compose, notes, places, release);
   Imported out = import_albumentations(saved, path, &places);
   out.notes.insert(out.notes.begin(), notes.begin(), notes.end());
   dedupe(out.notes);

@@ -21,15 +21,17 @@
 
 namespace aug {
 
-// The pipeline of `path` that `name` picks (empty: the only one), imported and checked.
-Imported import_albumentations_python(const std::string& path, const std::string& name);
+// The pipeline of `path` that `name` picks (empty: the only one), imported and checked. `release`
+// (1 or 2): the Albumentations release the script is written for; 0: as its calls' keywords and
+// transforms say, else 1.x (with a note where the two releases' defaults differ).
+Imported import_albumentations_python(const std::string& path, const std::string& name, int release = 0);
 Imported import_torchvision_python(const std::string& path, const std::string& name);
 
 // What A.save would write for the evaluated Compose call; `places` receives each transform's place
 // in the file by its place in the saved JSON, `notes` where a positional argument's version was
 // guessed. Throws PipelineError "file:line:col: ..." for an argument that cannot be placed.
 nlohmann::json albumentations_saved(const py::Source& source, const py::Value& compose,
-                                    std::vector<std::string>& notes, TransformPlaces& places);
+                                    std::vector<std::string>& notes, TransformPlaces& places, int release = 0);
 
 // The evaluated torchvision Compose call as a pipeline (not yet checked).
 Imported torchvision_pipeline(const py::Source& source, const py::Value& compose);

@@ -1146,9 +1146,20 @@ struct Source::Impl {
         v.kind = Value::Kind::call;
         v.s = full;
         v.written = written;
-        // Lambda's arguments are functions: the import refuses the transform itself, by name.
-        if (last_part(full) == "Lambda") c.k = closing(c.k) + 1;
-        else arguments(c, v, ctx, notes, depth);
+        // Lambda's arguments are most often functions: whatever they are, the import refuses the
+        // transform itself, by name.
+        if (last_part(full) == "Lambda") {
+          const std::size_t close = closing(c.k);
+          try {
+            arguments(c, v, ctx, notes, depth);
+          } catch (const PipelineError&) {
+            v.items.clear();
+            v.named.clear();
+            c.k = close + 1;
+          }
+          return v;
+        }
+        arguments(c, v, ctx, notes, depth);
         return v;
       }
       if (parts.size() == 1 && parts[0] == "dict" && !aliases.count("dict")) {

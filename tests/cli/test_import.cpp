@@ -183,6 +183,19 @@ std::string compose(const std::string& transforms) {
          transforms + "]}}";
 }
 
+// Albumentations' own transforms without a stage are named as such, with the closest stage where
+// there is one, not taken for a class of the pipeline's code.
+TEST(ImportAlbumentations, AlbumentationsTransformsWithoutAStageAreNamedAsSuch) {
+  const std::string e = import_error(compose(R"({"__class_fullname__": "RandomGridShuffle"},
+                                                {"__class_fullname__": "PlanckianJitter"},
+                                                {"__class_fullname__": "AutoContrast"})"));
+  for (const char* line : {"transform/transforms/0: RandomGridShuffle (no close stage: the cells of a grid shuffled)",
+                           "transform/transforms/1: PlanckianJitter (closest stage: planckian_jitter;",
+                           "transform/transforms/2: AutoContrast (closest stage: autocontrast;"})
+    EXPECT_NE(e.find(line), std::string::npos) << line << "\n" << e;
+  EXPECT_EQ(e.find("own code"), std::string::npos) << e;
+}
+
 TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
   EXPECT_EQ(import_error(R"({"version": 1, "stages": []})"),
             "a.json: not a pipeline saved by Albumentations (A.save / to_dict): no \"transform\"");

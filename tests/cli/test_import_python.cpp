@@ -4,6 +4,7 @@
 // pipelines in one file and --name; the refusals, each with its file:line:col.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -330,6 +331,68 @@ TEST(ImportPython, PositionalArgumentsFollowTheRelease) {
   EXPECT_TRUE(has_line(err, file.string() + ":3:17: A.GaussNoise(...): positional arguments read as Albumentations 2.x's "
                                             "(std_range), not 1.x's (var_limit) (the file's other calls are written for 2.x)"))
       << err;
+}
+
+// Parameters a call leaves out take the defaults of the release the file is written for: 2.x's
+// (GaussNoise's std_range, CoarseDropout's holes, the constant border of Rotate, PadIfNeeded and the
+// field warps, GridDistortion's normalized) where its keywords are 2.x's, 1.x's where they are 1.x's.
+TEST(ImportPython, LeftOutParametersTakeTheDefaultsOfTheFilesRelease) {
+  testing::TempDir dir;
+  const fs::path v2 = dir / "v2.py", v1 = dir / "v1.py";
+  const std::string calls = "A.GaussNoise(), A.CoarseDropout(), A.Rotate(limit=10), A.GridDistortion(),\n"
+                            "                A.PadIfNeeded(64, 64), A.ElasticTransform()";
+  std::ofstream(v2) << "import albumentations as A\n"
+                       "tf = A.Compose([A.Blur(p=0.1), A.ImageCompression(quality_range=(50, 90)),\n"
+                       "                " + calls + "])\n";
+  std::ofstream(v1) << "import albumentations as A\n"
+                       "tf = A.Compose([A.Blur(always_apply=False, p=0.1), A.ImageCompression(quality_lower=50),\n"
+                       "                " + calls + "])\n";
+  const auto [p2, err2] = import_cli({"albumentations", v2.string()});
+  const json& s2 = p2["stages"];
+  ASSERT_EQ(s2.size(), 8u) << p2.dump();
+  EXPECT_EQ(s2[2]["sigma"], json::parse("[0.2, 0.44]")) << s2[2];
+  EXPECT_EQ(s2[3]["num_holes"], json::parse("[1, 2]")) << s2[3];
+  EXPECT_EQ(s2[3]["hole_height"], json::parse("[0.1, 0.2]")) << s2[3];
+  EXPECT_EQ(s2[4]["border"], "constant") << s2[4];
+  EXPECT_EQ(s2[5]["normalized"], true) << s2[5];
+  EXPECT_EQ(s2[5]["border"], "constant") << s2[5];
+  EXPECT_EQ(s2[6]["border"], "constant") << s2[6];
+  EXPECT_EQ(s2[7]["noise_distribution"], "gaussian") << s2[7];
+  EXPECT_EQ(s2[7]["border"], "constant") << s2[7];
+
+  const auto [p1, err1] = import_cli({"albumentations", v1.string()});
+  const json& s1 = p1["stages"];
+  ASSERT_EQ(s1.size(), 8u) << p1.dump();
+  EXPECT_EQ(s1[3]["num_holes"], json::parse("[8, 8]")) << s1[3];
+  EXPECT_EQ(s1[4]["border"], "reflect101") << s1[4];
+  EXPECT_EQ(s1[5]["normalized"], false) << s1[5];
+  EXPECT_EQ(s1[6]["border"], "reflect101") << s1[6];
+  EXPECT_EQ(s1[7]["noise_distribution"], "uniform") << s1[7];
+  // 1.x's ElasticTransform warped by alpha_affine 50 first unless told otherwise: said, not dropped.
+  EXPECT_TRUE(has_line(err1, "alpha_affine 50 (1.x's random affine pre-warp, its default before 1.4, removed in "
+                             "Albumentations 1.4) is left out"))
+      << err1;
+
+  // A script that does not say: 1.x's defaults, with a note naming the transforms concerned; --release
+  // says it (and is noted where the script's keywords say otherwise).
+  const fs::path plain = dir / "plain.py";
+  std::ofstream(plain) << "import albumentations as A\ntf = A.Compose([A.HorizontalFlip(), A.GaussNoise(), A.Rotate()])\n";
+  const auto [q1, e1] = import_cli({"albumentations", plain.string()});
+  EXPECT_EQ(q1["stages"][1]["sigma"][1], std::sqrt(50.0) / 255.0) << q1;
+  EXPECT_TRUE(has_line(e1, plain.string() + ":2:6: nothing in the script says whether it is written for Albumentations "
+                                            "1.x or 2.x; the parameters it leaves out of GaussNoise, Rotate take 1.x's "
+                                            "defaults, which 2.x changed (--release 2 reads them as 2.x's)"))
+      << e1;
+  const auto [q2, e2] = import_cli({"albumentations", plain.string(), "--release", "2"});
+  EXPECT_EQ(q2["stages"][1]["sigma"], json::parse("[0.2, 0.44]")) << q2;
+  EXPECT_EQ(q2["stages"][2]["border"], "constant") << q2;
+  EXPECT_FALSE(has_line(e2, "nothing in the script says")) << e2;
+  const auto [q3, e3] = import_cli({"albumentations", v2.string(), "--release", "1"});
+  EXPECT_EQ(q3["stages"][4]["border"], "reflect101") << q3;
+  EXPECT_TRUE(has_line(e3, "read as Albumentations 1.x (--release), although its keywords are 2.x's")) << e3;
+  const auto bad = run_cli({"import", "torchvision", plain.string(), "--release", "2"});
+  EXPECT_EQ(bad.code, 1) << bad.err;
+  EXPECT_TRUE(has_line(bad.err, "--release is for Albumentations scripts")) << bad.err;
 }
 
 }  // namespace

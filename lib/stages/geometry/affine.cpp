@@ -141,19 +141,22 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
            .how = "rotate_limit r is angle [-r, r]; scale_limit l is scale [1 - l, 1 + l]; shift_limit f is "
                   "translate f (the shift rounded to whole pixels); border_mode (default reflect101), value",
            .convert = [](const TransformReader& t) {
-            const auto [rlo, rhi] = t.limit("rotate_limit", {-45, 45}, true);
-            const auto [slo, shi] = t.limit("scale_limit", {-0.1, 0.1}, true);
-            const auto [tlo, thi] = t.limit("shift_limit", {-0.0625, 0.0625}, true);
+            // Albumentations' later 2.x releases name the limits *_range.
+            const auto [rlo, rhi] = t.limit(t.first_of({"rotate_limit", "rotate_range"}), {-45, 45}, true);
+            const auto [slo, shi] = t.limit(t.first_of({"scale_limit", "scale_range"}), {-0.1, 0.1}, true);
+            const auto [tlo, thi] = t.limit(t.first_of({"shift_limit", "shift_range"}), {-0.0625, 0.0625}, true);
             double fx = std::max(std::fabs(tlo), std::fabs(thi)), fy = fx;
-            if (t.has("shift_limit_x")) fx = std::fabs(t.limit("shift_limit_x", {0, 0}, true).second);
-            if (t.has("shift_limit_y")) fy = std::fabs(t.limit("shift_limit_y", {0, 0}, true).second);
+            if (const char* k = t.first_of({"shift_limit_x", "shift_range_x"}); t.has(k))
+              fx = std::fabs(t.limit(k, {0, 0}, true).second);
+            if (const char* k = t.first_of({"shift_limit_y", "shift_range_y"}); t.has(k))
+              fy = std::fabs(t.limit(k, {0, 0}, true).second);
             if (tlo != -thi) t.note("shift range made symmetric: translate " + std::to_string(fx));
             ojson s{{"stage", "affine"}};
             s["angle"] = span(-rhi, -rlo);  // counter-clockwise there, clockwise here
             s["translate"] = ojson::array({fx, fy});
             s["scale"] = ojson::array({1 + slo, 1 + shi});
             s["interpolation"] = t.warp_interpolation();
-            s["border"] = t.border(4);
+            s["border"] = t.border(t.release_2() ? 0 : 4);  // 2.x's default is constant, 1.x's reflect101
             t.fill(s);
             t.mask_fill();
             t.note("ShiftScaleRotate shifts by fractions of a pixel; affine rounds the shift to whole pixels");

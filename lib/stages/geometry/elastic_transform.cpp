@@ -13,6 +13,7 @@
 
 #include "kernels/core/philox.hpp"
 #include "kernels/noise/normal.hpp"
+#include "lib/core/text.hpp"
 #include "lib/stages/geometry/remap_op.hpp"
 #include "lib/stages/geometry/warp_op.hpp"
 #include "lib/stages/noise/normal_table.hpp"
@@ -105,7 +106,7 @@ void elastic_maps(RemapField& f, const FieldSettings& s, const k::KeyedStream& s
 }
 
 ojson convert_elastic(const TransformReader& t) {
-  const bool v2 = t.has("fill") || t.has("fill_mask") || t.has("noise_distribution");
+  const bool v2 = t.release_2() || t.has("fill") || t.has("fill_mask") || t.has("noise_distribution");
   ojson s{{"stage", "elastic_transform"}};
   s["alpha"] = t.number("alpha", 1);
   s["sigma"] = t.number("sigma", 50);
@@ -116,8 +117,12 @@ ojson convert_elastic(const TransformReader& t) {
                                                           : std::string("gaussian");
   } else {
     s["noise_distribution"] = "uniform";
-    if (t.number("alpha_affine", 0) != 0)
-      t.note("alpha_affine (1.x's random affine pre-warp, removed in Albumentations 1.4) is left out");
+    // Before 1.4, alpha_affine defaulted to 50 (a pre-warp on by default).
+    const auto [major, minor] = t.release();
+    const double affine = t.number("alpha_affine", major == 1 && minor >= 4 ? 0 : 50);
+    if (affine != 0)
+      t.note("alpha_affine " + format_number(affine) + " (1.x's random affine pre-warp, " +
+             (t.has("alpha_affine") ? "" : "its default before 1.4, ") + "removed in Albumentations 1.4) is left out");
     if (!t.flag("approximate", false))
       t.note("1.x's field blurred by scipy's gaussian_filter (each axis alone) is approximated by "
              "cv2.GaussianBlur of the two fields stacked, as 2.x does");

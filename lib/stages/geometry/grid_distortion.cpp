@@ -147,8 +147,9 @@ Albumentations' **GridDistortion**, 2.x by default (`normalized` true, border co
                    .how = "num_steps, distort_limit d as [-d, d], normalized (1.x default false, 2.x true), "
                           "interpolation (INTER_AREA as bilinear, as cv2.remap samples it), border_mode, value / fill",
                    .convert = [](const TransformReader& t) {
-                     // 2.x names its fill `fill`; without one, the pipeline is read as 1.x (its defaults).
-                     const bool v2 = t.has("fill") || t.has("fill_mask");
+                     // 2.x names its fill `fill`; without one, the pipeline is read as the release it
+                     // was written for, 1.x where that is not known (its defaults).
+                     const bool v2 = t.release_2() || t.has("fill") || t.has("fill_mask");
                      ojson s{{"stage", "grid_distortion"}};
                      s["num_steps"] = static_cast<std::int64_t>(t.number("num_steps", 5));
                      const auto [lo, hi] = t.limit("distort_limit", {-0.3, 0.3}, true);

@@ -182,7 +182,7 @@ Albumentations' **OpticalDistortion** in its `camera` mode (1.x and 2.x) and 2.x
                          t.fail("mode \"" + mode + "\" is not available (camera and fisheye are)");
                      }
                      // 2.x: fill / fill_mask, or `mode` as a lens mode (1.x's `mode` was a border code).
-                     const bool v2 = t.has("fill") || t.has("fill_mask") ||
+                     const bool v2 = t.release_2() || t.has("fill") || t.has("fill_mask") ||
                                      (t.has("mode") && t.saved().at("mode").is_string());
                      ojson s{{"stage", "optical_distortion"}};
                      const auto [lo, hi] = t.limit("distort_limit", {-0.05, 0.05}, true);

@@ -99,7 +99,7 @@ host (integers: rounded half to even and clamped, as `cv::saturate_cast`; float:
             else if (pos == "top_left") s["position"] = "top-left";
             else if (pos == "random") s["position"] = "random";
             else t.fail("position \"" + pos + "\" has no stage equivalent (center, top_left or random)");
-            s["border"] = t.border(4);
+            s["border"] = t.border(t.release_2() ? 0 : 4);  // 2.x's default is constant, 1.x's reflect101
             t.fill(s);
             t.mask_fill();
             return s;

@@ -179,7 +179,7 @@ ojson count_range(const TransformReader& t, const char* key) {
 }
 
 ojson convert_piecewise(const TransformReader& t) {
-  const bool v2 = t.has("fill") || t.has("fill_mask") || t.has("border_mode");
+  const bool v2 = t.release_2() || t.has("fill") || t.has("fill_mask") || t.has("border_mode");
   ojson s{{"stage", "piecewise_affine"}};
   if (t.has("scale") && t.saved().at("scale").is_array() && t.saved().at("scale").size() == 2)
     s["scale"] = span(t.saved().at("scale")[0].get<double>(), t.saved().at("scale")[1].get<double>());

@@ -78,11 +78,11 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
            .how = "limit l is angle [-l, l] (counter-clockwise); interpolation, border_mode, value / fill",
            .convert = [](const TransformReader& t) {
             if (t.has("crop_border") && t.saved().at("crop_border").get<bool>()) t.fail("crop_border true has no stage equivalent");
-            const auto [lo, hi] = t.limit("limit", {-90, 90}, true);
+            const auto [lo, hi] = t.limit(t.first_of({"limit", "angle_range"}), {-90, 90}, true);
             ojson s{{"stage", "rotate"}};
             s["angle"] = span(lo, hi);
             s["interpolation"] = t.warp_interpolation();
-            s["border"] = t.border(4);
+            s["border"] = t.border(t.release_2() ? 0 : 4);  // 2.x's default is constant, 1.x's reflect101
             t.fill(s);
             t.mask_fill();
             return s;

@@ -82,15 +82,18 @@ Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2],
                   "fractions); fill_value / fill in pixels becomes a fraction of 255",
            .convert = [](const TransformReader& t) {
             ojson s{{"stage", "coarse_dropout"}};
-            auto pair_of = [&](const char* range, const char* max_key, const char* min_key, double fallback) {
-              if (t.has(range)) return t.limit(range, {fallback, fallback}, false);
+            // Defaults: 1.x's 8 holes of 8 x 8 pixels; 2.x's 1 to 2 holes of a tenth to a fifth of each side.
+            auto pair_of = [&](const char* range, const char* max_key, const char* min_key, double fallback,
+                               std::pair<double, double> fallback_2) {
+              if (t.has(range)) return t.limit(range, fallback_2, false);
+              if (t.release_2() && !t.has(max_key) && !t.has(min_key)) return fallback_2;
               const double hi = t.number(max_key, fallback);
               return std::pair{t.number(min_key, hi), hi};
             };
-            const auto holes = pair_of("num_holes_range", "max_holes", "min_holes", 8);
+            const auto holes = pair_of("num_holes_range", "max_holes", "min_holes", 8, {1, 2});
             s["num_holes"] = ojson::array({std::llround(holes.first), std::llround(holes.second)});
-            const auto h = pair_of("hole_height_range", "max_height", "min_height", 8);
-            const auto w = pair_of("hole_width_range", "max_width", "min_width", 8);
+            const auto h = pair_of("hole_height_range", "max_height", "min_height", 8, {0.1, 0.2});
+            const auto w = pair_of("hole_width_range", "max_width", "min_width", 8, {0.1, 0.2});
             s["hole_height"] = ojson::array({h.first, h.second});
             s["hole_width"] = ojson::array({w.first, w.second});
             import_fill_in_pixels(t, s, t.first_of({"fill", "fill_value"}));

@@ -79,7 +79,7 @@ Draws `mean`, then `sigma` (each if a range).
                   "mean_range as is",
            .convert = [](const TransformReader& t) {
             ojson s{{"stage", "gaussian_noise"}};
-            if (t.has("std_range")) {
+            if (t.has("std_range") || (t.release_2() && !t.has("var_limit") && !t.has("mean"))) {
               const auto [lo, hi] = t.limit("std_range", {0.2, 0.44}, false);
               s["sigma"] = span(lo, hi);
               if (t.has("mean_range")) {

@@ -97,7 +97,8 @@ Albumentations 2.x's **GridDropout** (`ratio` 0.5, `random_offset` true, `shift_
                      ojson s{{"stage", "grid_dropout"}};
                      s["ratio"] = t.number("ratio", 0.5);
                      const bool v1 = t.has("unit_size_min") || t.has("holes_number_x") || t.has("holes_number_y") ||
-                                     t.has("shift_x") || t.has("shift_y") || t.has("fill_value");
+                                     t.has("shift_x") || t.has("shift_y") || t.has("fill_value") ||
+                                     t.release().first == 1;
                      if (t.has("unit_size_range")) {
                        const auto [lo, hi] = t.limit("unit_size_range", {2, 3}, false);
                        s["unit_size_range"] = ispan(lo, std::max(lo, hi - 1));
