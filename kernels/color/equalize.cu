@@ -195,8 +195,17 @@ void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratc
   L* lut = reinterpret_cast<L*>(last + cc);
   const int copies = exec.cpu ? 1 : kCopies<T>;  // the host's loops do not contend
   const long long total = static_cast<long long>(in.width) * in.height;
-  for_1d(ZeroCounts{counts}, n * static_cast<std::size_t>(copies), exec, "equalize (clear)");
-  for_2d(CountValues<T>{in, counts, color_channels, copies, n}, in.width, in.height, exec, "equalize (histogram)");
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (exec.cpu) {
+      cpu::equalize_counts(in, counts, color_channels);
+    } else {
+      for_1d(ZeroCounts{counts}, n * static_cast<std::size_t>(copies), exec, "equalize (clear)");
+      for_2d(CountValues<T>{in, counts, color_channels, copies, n}, in.width, in.height, exec, "equalize (histogram)");
+    }
+  } else {
+    for_1d(ZeroCounts{counts}, n * static_cast<std::size_t>(copies), exec, "equalize (clear)");
+    for_2d(CountValues<T>{in, counts, color_channels, copies, n}, in.width, in.height, exec, "equalize (histogram)");
+  }
   if (copies > 1) for_1d(MergeCopies{counts, copies, n}, n, exec, "equalize (histogram)");
   if (exec.cpu) {
     for_1d(BuildTables<L>{counts, lut, kBins<T>, total}, cc, exec, "equalize (tables)");

@@ -25,6 +25,10 @@ std::size_t equalize_scratch_bytes(int color_channels);
 template <class T>
 void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratch, const Exec& exec);
 
+namespace cpu {  // the host driver's histogram of 8-bit images (the CPU backend): counts[c * 256 + v]
+void equalize_counts(View<const std::uint8_t> in, unsigned* counts, int color_channels);
+}  // namespace cpu
+
 // torchvision's float -> uint8 conversion of a [0, 1] value (NaN and values below 0 give 0).
 AUG_HD int equalize_float_bin(float v) {
   v = v >= 0.f ? v : 0.f;
