@@ -280,21 +280,31 @@ TEST(ImportAlbumentations, OneOrOtherPadAndImgaugFlips) {
 }
 
 // Affine's per-axis and asymmetric forms: a scale dict per axis, an asymmetric translate_percent,
-// translate_px per axis; keep_ratio makes one scale.
+// translate_px per axis; keep_ratio makes one scale; single numbers are fixed values.
 TEST(ImportAlbumentations, AffinePerAxisScaleAndAsymmetricShifts) {
   const json saved = json::parse(R"({"__version__": "1.4.4", "transform": {"__class_fullname__": "Compose", "p": 1.0,
     "transforms": [
       {"__class_fullname__": "Affine", "scale": {"x": [0.8, 1.0], "y": [1.1, 1.3]}, "translate_percent": [-0.1, 0.2]},
       {"__class_fullname__": "Affine", "translate_px": {"x": [-8, 8], "y": [0, 4]}, "rotate": [-10, 10]},
-      {"__class_fullname__": "Affine", "scale": {"x": [0.8, 1.0], "y": [1.1, 1.3]}, "keep_ratio": true}]}})");
+      {"__class_fullname__": "Affine", "scale": {"x": [0.8, 1.0], "y": [1.1, 1.3]}, "keep_ratio": true},
+      {"__class_fullname__": "Affine", "scale": 0.85, "rotate": 20, "shear": 0.05, "translate_percent": 0.1},
+      {"__class_fullname__": "Affine", "translate_px": 10, "shear": {"x": 5}}]}})");
   const Imported imp = import_albumentations(saved, "affine.json");
   const auto& st = imp.pipeline["stages"];
-  ASSERT_EQ(st.size(), 3u) << imp.pipeline.dump();
+  ASSERT_EQ(st.size(), 5u) << imp.pipeline.dump();
   EXPECT_EQ(st[0]["scale"], json::parse("[0.8, 1.0, 1.1, 1.3]")) << st[0].dump();
   EXPECT_EQ(st[0]["translate"], json::parse("[-0.1, 0.2, -0.1, 0.2]")) << st[0].dump();
   EXPECT_EQ(st[1]["translate_px"], json::parse("[-8, 8, 0, 4]")) << st[1].dump();
   EXPECT_FALSE(st[1].contains("translate")) << st[1].dump();
   EXPECT_EQ(st[2]["scale"], json::parse("[0.8, 1.0]")) << st[2].dump();
+  // A number is that value for every image (Albumentations' to_tuple(v, v)), not a range around 0;
+  // an axis a dict leaves out is 1 for shear, as Albumentations' code reads it.
+  EXPECT_EQ(st[3]["scale"], json::parse("[0.85, 0.85]")) << st[3].dump();
+  EXPECT_EQ(st[3]["angle"], 20.0) << st[3].dump();
+  EXPECT_EQ(st[3]["shear"], json::parse("[0.05, 0.05, 0.05, 0.05]")) << st[3].dump();
+  EXPECT_EQ(st[3]["translate"], json::parse("[0.1, 0.1, 0.1, 0.1]")) << st[3].dump();
+  EXPECT_EQ(st[4]["translate_px"], json::parse("[10, 10, 10, 10]")) << st[4].dump();
+  EXPECT_EQ(st[4]["shear"], json::parse("[5.0, 5.0, 1.0, 1.0]")) << st[4].dump();
   EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "affine.json"));
 }
 

@@ -171,19 +171,31 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
                 0.5}}},
           {.name = "Affine",
            .how = "scale (per axis too, keep_ratio), translate_percent and translate_px (asymmetric and per axis "
-                  "too), rotate, shear, fit_output, interpolation, mode / border_mode, cval / fill",
+                  "too), rotate, shear: a number is that value for every image, a pair a range, as Albumentations "
+                  "reads them; fit_output, interpolation, mode / border_mode, cval / fill",
            .convert = [](const TransformReader& t) {
-            auto axis_pair = [&](const char* key, std::pair<double, double> fallback, bool symmetric) {
-              if (t.has(key) && t.saved().at(key).is_object()) {
-                const nlohmann::json& d = t.saved().at(key);
-                const auto x = t.limit_in(d, "x", fallback, symmetric), y = t.limit_in(d, "y", fallback, symmetric);
-                return std::pair{x, y};
-              }
-              const auto v = t.limit(key, fallback, symmetric);
-              return std::pair{v, v};
+            // Albumentations reads each of these as to_tuple(v, v): a number is that value for every
+            // image (not a range around 0), a pair a range; a dict {x, y} per axis, an axis it leaves
+            // out taking `missing` (1 for scale and, as Albumentations' code has it, for shear; 0 for
+            // the translations).
+            using Range = std::pair<double, double>;
+            auto range_of = [&](const nlohmann::json& v, const std::string& what) -> Range {
+              if (v.is_number()) return {v.get<double>(), v.get<double>()};
+              if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number())
+                return {std::min(v[0].get<double>(), v[1].get<double>()), std::max(v[0].get<double>(), v[1].get<double>())};
+              t.fail("\"" + what + "\" must be a number, a pair of numbers or {\"x\": ..., \"y\": ...}, not " + v.dump());
+            };
+            auto axis_pair = [&](const char* key, Range fallback, double missing) {
+              if (!t.has(key)) return std::pair{fallback, fallback};
+              const nlohmann::json& v = t.saved().at(key);
+              if (!v.is_object()) return std::pair{range_of(v, key), range_of(v, key)};
+              const Range m{missing, missing};
+              const Range x = v.contains("x") && !v.at("x").is_null() ? range_of(v.at("x"), std::string(key) + ".x") : m;
+              const Range y = v.contains("y") && !v.at("y").is_null() ? range_of(v.at("y"), std::string(key) + ".y") : m;
+              return std::pair{x, y};
             };
             ojson s{{"stage", "affine"}};
-            const auto [sx, sy] = axis_pair("scale", {1, 1}, false);
+            const auto [sx, sy] = axis_pair("scale", {1, 1}, 1);
             if (sx == sy || t.flag("keep_ratio", false)) {
               if (sx != sy) t.note("keep_ratio: the y scale is the x scale, as Albumentations draws it");
               s["scale"] = ojson::array({sx.first, sx.second});
@@ -192,11 +204,11 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             }
             if (t.has("translate_px")) {
               if (t.has("translate_percent")) t.fail("translate_percent and translate_px are both given");
-              const auto [px, py] = axis_pair("translate_px", {0, 0}, true);
+              const auto [px, py] = axis_pair("translate_px", {0, 0}, 0);
               s["translate_px"] = ojson::array({std::lround(px.first), std::lround(px.second), std::lround(py.first),
                                                 std::lround(py.second)});
             } else {
-              const auto [tx, ty] = axis_pair("translate_percent", {0, 0}, true);
+              const auto [tx, ty] = axis_pair("translate_percent", {0, 0}, 0);
               if (tx.first == -tx.second && ty.first == -ty.second)
                 s["translate"] = ojson::array({tx.second, ty.second});
               else
@@ -204,10 +216,10 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
               if (tx != std::pair{0.0, 0.0} || ty != std::pair{0.0, 0.0})
                 t.note("translate_percent: affine rounds the shift to whole pixels");
             }
-            const auto [rlo, rhi] = t.limit("rotate", {0, 0}, true);
+            const auto [rlo, rhi] = axis_pair("rotate", {0, 0}, 0).first;
             s["angle"] = span(rlo, rhi);
             if (rlo != -rhi) t.note("rotate range used as is: affine's angle is clockwise; check the direction");
-            const auto [shx, shy] = axis_pair("shear", {0, 0}, true);
+            const auto [shx, shy] = axis_pair("shear", {0, 0}, 1);
             s["shear"] = ojson::array({shx.first, shx.second, shy.first, shy.second});
             if (t.flag("fit_output", false)) s["fit_output"] = true;
             s["interpolation"] = t.warp_interpolation();
