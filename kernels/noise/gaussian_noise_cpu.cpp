@@ -1,6 +1,6 @@
 // gaussian_noise's host driver: the kernels' arithmetic (gaussian_noise.hpp) row by row, the row's
 // Philox blocks first (computed across pixels, so that they vectorise), then each value. With AVX2
-// the normals are read from the table with gathers, eight values at a time (normal_cpu.hpp).
+// the normals are read from the table eight values at a time (normal_cpu.hpp).
 #include <cstdint>
 #include <type_traits>
 #include <vector>
