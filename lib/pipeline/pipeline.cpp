@@ -364,12 +364,26 @@ class Planner {
 };
 
 // rotate's angle turns counter-clockwise and affine's clockwise, each as torchvision's: a pipeline
-// with both is told once, in case the same angle was meant to turn the same way.
-void warn_opposite_angles(const Node& root, const std::string& source) {
+// with both is told once, in case the same angle was meant to turn the same way. Angles drawn from
+// a range symmetric about 0 (or 0) turn either way alike, and are not counted.
+void warn_opposite_angles(const Node& root, const json& doc, const std::string& source) {
   std::string rotate, affine;
+  const auto one_way = [&](const Node& n) {
+    const json* stage = nullptr;
+    try {
+      stage = &doc.at(json::json_pointer(n.pointer));
+    } catch (const json::exception&) {
+      return true;
+    }
+    if (!stage->is_object() || !stage->contains("angle")) return false;
+    const json& a = stage->at("angle");
+    if (a.is_number()) return a.get<double>() != 0;
+    return !(a.is_array() && a.size() == 2 && a[0].is_number() && a[1].is_number() &&
+             a[0].get<double>() == -a[1].get<double>());
+  };
   std::function<void(const Node&)> visit = [&](const Node& n) {
-    if (n.name == "rotate" && rotate.empty()) rotate = n.pointer;
-    if (n.name == "affine" && affine.empty()) affine = n.pointer;
+    if (n.name == "rotate" && rotate.empty() && one_way(n)) rotate = n.pointer;
+    if (n.name == "affine" && affine.empty() && one_way(n)) affine = n.pointer;
     for (const Node& c : n.children) visit(c);
   };
   visit(root);
@@ -470,7 +484,7 @@ Pipeline Pipeline::from_document(const json& doc, const std::string& source_name
     return (n.spec && n.spec->reads_partners) || std::any_of(n.children.begin(), n.children.end(), partners);
   };
   p.reads_partners_ = partners(*p.root_);
-  warn_opposite_angles(*p.root_, source_name);
+  warn_opposite_angles(*p.root_, doc, source_name);
   return p;
 }
 

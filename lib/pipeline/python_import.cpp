@@ -859,20 +859,33 @@ bool albumentations_signature_known(const std::string& name) { return find_signa
 
 namespace {
 
-// The transforms whose left-out parameters take different defaults in 1.x and 2.x, among those of
-// `v` (in the order written, once each).
-void release_dependent(const Value& v, std::vector<std::string>& out) {
-  static const char* const names[] = {"GaussNoise",      "CoarseDropout",    "Rotate",           "ShiftScaleRotate",
-                                      "PadIfNeeded",     "GridDistortion",   "ElasticTransform", "OpticalDistortion",
-                                      "PiecewiseAffine", "GridDropout"};
-  if (v.kind == Kind::call) {
-    const std::string n = v.short_name();
-    if (std::find(std::begin(names), std::end(names), n) != std::end(names) &&
-        std::find(out.begin(), out.end(), n) == out.end())
-      out.push_back(n);
-  }
-  for (const Value& i : v.items) release_dependent(i, out);
-  for (const auto& [_, i] : v.named) release_dependent(i, out);
+// The saved transforms (in the order written, once each) that leave out a parameter whose default
+// differs between 1.x and 2.x: each such parameter as the names it has in either release.
+void release_dependent(const json& t, std::vector<std::string>& out) {
+  using Groups = std::vector<std::vector<const char*>>;
+  static const std::map<std::string, Groups> params = {
+      {"GaussNoise", {{"var_limit", "std_range"}}},
+      {"CoarseDropout", {{"max_holes", "num_holes_range"}, {"max_height", "hole_height_range"},
+                         {"max_width", "hole_width_range"}}},
+      {"Rotate", {{"border_mode"}}},
+      {"ShiftScaleRotate", {{"border_mode"}}},
+      {"PadIfNeeded", {{"border_mode"}}},
+      {"GridDistortion", {{"border_mode"}, {"normalized"}}},
+      {"ElasticTransform", {{"border_mode"}, {"noise_distribution"}}},
+      {"OpticalDistortion", {{"border_mode"}}},
+      {"PiecewiseAffine", {{"border_mode", "mode"}}},
+      {"GridDropout", {{"random_offset"}}}};
+  if (!t.is_object()) return;
+  const std::string name = t.value("__class_fullname__", std::string());
+  const auto it = params.find(name);
+  if (it != params.end() && std::find(out.begin(), out.end(), name) == out.end())
+    for (const auto& names : it->second)
+      if (std::none_of(names.begin(), names.end(), [&](const char* k) { return t.contains(k) && !t.at(k).is_null(); })) {
+        out.push_back(name);
+        break;
+      }
+  if (t.contains("transforms") && t.at("transforms").is_array())
+    for (const json& i : t.at("transforms")) release_dependent(i, out);
 }
 
 }  // namespace
@@ -886,9 +899,12 @@ json albumentations_saved(const py::Source& source, const Value& compose, std::v
                     ".x (--release), although its keywords are " + std::to_string(w.surveyed()) + ".x's");
   w.force(release);
   const int version = w.version();
+  json saved = json::object();
+  saved["__version__"] = version == 1 ? "1.x" : version == 2 ? "2.x" : "1.x or 2.x";
+  saved["transform"] = w.transform(compose, "transform");
   if (version == 0) {
     std::vector<std::string> dependent;
-    release_dependent(compose, dependent);
+    release_dependent(saved["transform"], dependent);
     if (!dependent.empty()) {
       std::string list;
       for (const std::string& n : dependent) list += (list.empty() ? "" : ", ") + n;
@@ -897,9 +913,6 @@ json albumentations_saved(const py::Source& source, const Value& compose, std::v
                       "changed (--release 2 reads them as 2.x's)");
     }
   }
-  json saved = json::object();
-  saved["__version__"] = version == 1 ? "1.x" : version == 2 ? "2.x" : "1.x or 2.x";
-  saved["transform"] = w.transform(compose, "transform");
   return saved;
 }
 

@@ -747,7 +747,7 @@ struct Source::Impl {
 
   Value bound(const Binding& b, Place use, const Scope* use_scope, std::vector<std::string>& notes, int depth) const {
     if (b.conditional)
-      fail(use, b.name + " is bound under a condition or loop (line " + std::to_string(b.line) +
+      fail(use, b.name + " is bound under a condition, loop or try (line " + std::to_string(b.line) +
                     "): its value is known only when the code runs");
     Cursor c{b.rhs, b.rhs_end};
     Value v = expression_list(c, {b.scope, b.line}, notes, depth + 1);
@@ -1066,6 +1066,7 @@ struct Source::Impl {
       if (v.kind == Value::Kind::dict && index.kind == Value::Kind::string) {
         const auto it = std::find_if(v.named.begin(), v.named.end(), [&](const auto& kv) { return kv.first == index.s; });
         if (it == v.named.end()) refuse_at(open, "no key '" + index.s + "' in " + v.repr());
+        if (!it->second.refused.empty()) throw PipelineError(it->second.refused);
         v = it->second;
         continue;
       }
@@ -1147,8 +1148,13 @@ struct Source::Impl {
         v.s = full;
         v.written = written;
         // Lambda's arguments are most often functions: whatever they are, the import refuses the
-        // transform itself, by name.
-        if (last_part(full) == "Lambda") {
+        // transform itself, by name. The conversions a training loader does are left out by the
+        // import, so their arguments (Normalize's mean from a settings object) need not be read.
+        static const char* const unread[] = {"Lambda",    "Normalize",   "ToTensor",    "ToTensorV2",
+                                             "ToFloat",   "FromFloat",   "NoOp",        "ConvertImageDtype",
+                                             "ToDtype",   "PILToTensor", "ToImage",     "ToPILImage",
+                                             "ToPureTensor"};
+        if (std::find(std::begin(unread), std::end(unread), last_part(full)) != std::end(unread)) {
           const std::size_t close = closing(c.k);
           try {
             arguments(c, v, ctx, notes, depth);
@@ -1262,7 +1268,15 @@ struct Source::Impl {
     if (open.text == "[") {
       v.kind = Value::Kind::list;
       while (in.k < close) {
-        v.items.push_back(expression(in, ctx, notes, depth));
+        if (is_op(toks[in.k], "*")) {  // [*base, A.X()]: the items of a literal list or tuple
+          const Token& star = toks[in.k++];
+          Value more = expression(in, ctx, notes, depth);
+          if (more.kind != Value::Kind::list && more.kind != Value::Kind::tuple)
+            refuse_at(star, "'*' unpacking of " + more.repr() + ": only a literal list or tuple is read");
+          for (Value& i : more.items) v.items.push_back(std::move(i));
+        } else {
+          v.items.push_back(expression(in, ctx, notes, depth));
+        }
         if (in.k < close && !is_op(toks[in.k], ",")) refuse_at(toks[in.k], "cannot read the list here ('" + toks[in.k].text + "')");
         if (in.k < close) ++in.k;
       }
@@ -1279,7 +1293,22 @@ struct Source::Impl {
       }
       ++in.k;
       if (key.kind != Value::Kind::string) refuse_at(toks[in.k - 1], "a dict key that is not a string: " + key.repr());
-      Value val = expression(in, ctx, notes, depth);
+      // A value that cannot be read is refused only where it is used: a script's settings dict often
+      // holds paths and run-time values beside the literals a pipeline reads.
+      Value val;
+      const std::size_t value_at = in.k;
+      try {
+        val = expression(in, ctx, notes, depth);
+      } catch (const PipelineError& e) {
+        val = Value{};
+        val.at = toks[value_at].at;
+        val.refused = e.what();
+        in.k = value_at;
+        while (in.k < close && !is_op(toks[in.k], ",")) {
+          if (is_op(toks[in.k], "(") || is_op(toks[in.k], "[") || is_op(toks[in.k], "{")) in.k = closing(in.k);
+          ++in.k;
+        }
+      }
       v.named.emplace_back(key.s, std::move(val));
       if (in.k < close && !is_op(toks[in.k], ",")) refuse_at(toks[in.k], "cannot read the dict here ('" + toks[in.k].text + "')");
       if (in.k < close) ++in.k;
@@ -1287,12 +1316,21 @@ struct Source::Impl {
     return v;
   }
 
+  // A value the pipeline uses holds no entry that could not be read.
+  static void check_read(const Value& v) {
+    if (!v.refused.empty()) throw PipelineError(v.refused);
+    for (const Value& i : v.items) check_read(i);
+    for (const auto& kv : v.named) check_read(kv.second);
+  }
+
   Value evaluate(const Found& f, std::vector<std::string>& notes) const {
     for (const Statement& st : statements)
       for (std::size_t k = st.begin; k < st.end; ++k)
         if (toks[k].at.line == f.at.line && toks[k].at.col == f.at.col) {
           Cursor c{k, st.end};
-          return primary(c, {st.scope, toks[k].at.line}, notes, 0);
+          Value v = primary(c, {st.scope, toks[k].at.line}, notes, 0);
+          check_read(v);
+          return v;
         }
     fail(f.at, "the pipeline is gone");
   }

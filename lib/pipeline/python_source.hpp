@@ -37,6 +37,9 @@ struct Value {
   std::vector<Named> named;  // dict (string keys); call: keyword arguments
   Place at;                  // where it is written
   std::string written;       // call: the callee as written ("A.Resize")
+  // A dict entry whose value cannot be read (CFG = {"size": 224, "key": os.environ["K"]}): the
+  // refusal, "path:line:col: why", raised only where the entry is used.
+  std::string refused;
 
   bool is_number() const { return kind == Kind::integer || kind == Kind::real; }
   double number() const { return kind == Kind::integer ? static_cast<double>(i) : f; }

@@ -218,6 +218,12 @@ TEST(FirstUse, RotateAndAffineTogetherAreWarnedOnce) {
   const auto r = run_cli({"validate", (dir / "p.json").string()});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(lines_with(r.err, "the same angle turns them opposite ways"), 1u) << r.err;
+  // Ranges symmetric about 0 turn either way alike: nothing to say.
+  testing::write_text(dir / "q.json", R"({"version": 1, "stages": [{"stage": "rotate", "angle": [-10, 10]},
+      {"stage": "affine", "angle": [-5, 5]}, {"stage": "affine"}]})");
+  const auto q = run_cli({"validate", (dir / "q.json").string()});
+  EXPECT_EQ(q.code, 0) << q.err;
+  EXPECT_EQ(lines_with(q.err, "opposite ways"), 0u) << q.err;
   const auto rotate = run_cli({"describe", "rotate"}), affine = run_cli({"describe", "affine"});
   EXPECT_NE(rotate.out.find("counter-clockwise on screen"), std::string::npos);
   EXPECT_NE(affine.out.find("clockwise on screen (torchvision's affine; rotate's angle turns the other way)"),

@@ -245,7 +245,7 @@ TEST(ImportPython, RefusalsNameFileLineAndColumn) {
             "train.py:4:32: size is a parameter of get() without a default: its value is known only when the code runs");
   EXPECT_EQ(refusal("albumentations", head + "import sys\nif sys.argv:\n    S = 512\nelse:\n    S = 256\n"
                                              "tf = A.Compose([A.Resize(S, S)])\n"),
-            "train.py:8:26: S is bound under a condition or loop (line 7): its value is known only when the code runs");
+            "train.py:8:26: S is bound under a condition, loop or try (line 7): its value is known only when the code runs");
   EXPECT_EQ(refusal("albumentations", head + "from config import SIZE\ntf = A.Compose([A.Resize(SIZE, SIZE)])\n"),
             "train.py:4:26: SIZE is imported (config.SIZE): only literals written in this file are read");
   EXPECT_EQ(refusal("albumentations", head + "tf = A.Compose([A.Resize(8, 8, interpolation=6)])\n"),
@@ -310,6 +310,22 @@ TEST(ImportPython, ListsBuiltStepByStepAndUnpackedArguments) {
             "literals are read");
   EXPECT_EQ(refusal("albumentations", head + "N = 3\ntf = A.Compose([A.Resize(*N)])\n"),
             "train.py:3:26: '*' unpacking of 3: only a literal list or tuple is read");
+  // [*base, ...] splices a literal list; a settings dict's unreadable entry is refused only if used;
+  // Normalize's arguments are not read (the import leaves it out).
+  testing::TempDir dir2;
+  const fs::path more = dir2 / "m.py";
+  std::ofstream(more) << "import os\nimport albumentations as A\n"
+                         "CFG = {'size': 64, 'root': os.environ['DATA'], 'mean': (0.5, 0.5, 0.5)}\n"
+                         "base = [A.Resize(CFG['size'], CFG['size'])]\n"
+                         "class C:\n    mean = os.getenv('MEAN')\n"
+                         "tf = A.Compose([*base, A.HorizontalFlip(), A.Normalize(mean=C.mean)])\n";
+  const auto [m, merr] = import_cli({"albumentations", more.string()});
+  EXPECT_EQ(m["stages"], json::parse(R"([{"stage":"resize","size":[64,64],"interpolation":"bilinear"},
+    {"stage":"flip","direction":"horizontal","p":0.5}])")) << m.dump();
+  EXPECT_EQ(refusal("albumentations", head + "import os\nCFG = {'size': os.getcwd()}\ntf = A.Compose([A.Resize(CFG['size'], 8)])\n"),
+            "train.py:3:16: os.getcwd(...): a call to a function that is not a transform; only literals and transforms "
+            "are read");
+
   // Lambda is refused as a transform, whatever its arguments are.
   const std::string lambda = refusal("albumentations", head + "def f(x, **k):\n    return x\ntf = A.Compose([A.Lambda(image=f)])\n");
   EXPECT_TRUE(has_line(lambda, "train.py:4:17: Lambda (no close stage: arbitrary Python code)")) << lambda;

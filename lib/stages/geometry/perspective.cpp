@@ -76,13 +76,14 @@ ojson albumentations_perspective(const TransformReader& t, bool imgaug) {
     if (t.has("mask_pad_val"))
       t.note("mask_pad_val is unused by Albumentations 1.x's Perspective (its masks are padded with pad_val); the "
              "masks' fill is the pipeline's");
-    t.note("Perspective (1.x): drawn as 2.x draws it (offsets mod 0.32, one warp to the image) instead of 1.x's warp "
-           "to (max_w, max_h) then resize");
   } else {
     s["border"] = t.border(0);
     t.fill(s);
     t.mask_fill();
   }
+  if (t.has("pad_mode") || t.has("pad_val") || t.has("mask_pad_val") || t.release().first == 1)
+    t.note("Perspective (1.x): drawn as 2.x draws it (offsets mod 0.32, one warp to the image) instead of 1.x's warp "
+           "to (max_w, max_h) then resize");
   return s;
 }
 
