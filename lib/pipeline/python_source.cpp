@@ -522,8 +522,10 @@ struct Source::Impl {
         mutations.push_back(m);
         return;
       }
-      if (is_op(toks[begin + 1], "[") || (toks[begin + 1].kind == Token::Kind::op && toks[begin + 1].text.size() >= 2 &&
-                                          toks[begin + 1].text.back() == '=' && toks[begin + 1].text != "==")) {
+      const std::string& op = toks[begin + 1].text;
+      const bool augmented = toks[begin + 1].kind == Token::Kind::op && op.size() >= 2 && op.back() == '=' &&
+                             op != "==" && op != "!=" && op != "<=" && op != ">=" && op != ":=";
+      if (is_op(toks[begin + 1], "[") || augmented) {
         m.kind = "other";
         mutations.push_back(m);
         if (is_op(toks[begin + 1], "[")) {
