@@ -335,8 +335,10 @@ class Stream {
         --busy_;
         if (kind == Kind::Decode) --decoding_;
       }
-      cv_.notify_all();
-      cv_done_.notify_all();
+      // One waiting worker is enough for what this task made possible (the item it queued, the place
+      // it freed); this worker takes the next task itself. The main thread wakes on its own to show
+      // progress, and when a worker exits: waking it after every task cost a thread switch per task.
+      cv_.notify_one();
     }
   }
 
@@ -556,11 +558,15 @@ class Stream {
   }
 
   void stop_all(const std::string& why) {
-    std::lock_guard lk(m_);
-    if (stop_) return;
-    stop_ = true;
-    stopped_early_ = true;
-    spdlog::error("{}", why);
+    {
+      std::lock_guard lk(m_);
+      if (stop_) return;
+      stop_ = true;
+      stopped_early_ = true;
+      spdlog::error("{}", why);
+    }
+    cv_.notify_all();
+    cv_done_.notify_all();
   }
 
   // --device-jpeg: a JPEG file the CPU codec decodes or encodes instead (counted in the summary).
