@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lib/core/error.hpp"
+#include "lib/core/text.hpp"
 #include "lib/pipeline/compositions.hpp"
 #include "lib/pipeline/pipeline.hpp"
 #include "lib/pipeline/yaml.hpp"
@@ -127,14 +128,20 @@ class Importer {
 
   // The children of a composition, translated (or collected into missing_); `pointer` is where
   // they go in the pipeline ("/stages").
-  ojson list(const json& transforms, const std::string& where, ojson* weights, const std::string& pointer) {
+  // With `weights` (a OneOf's children), `idle` receives the weight of the children that do nothing
+  // (NoOp): drawing one of them leaves the image as it is.
+  ojson list(const json& transforms, const std::string& where, ojson* weights, const std::string& pointer,
+             double* idle = nullptr) {
     ojson out = ojson::array();
     if (!transforms.is_array()) throw PipelineError(message(where, "\"transforms\" must be a list"));
     for (std::size_t i = 0; i < transforms.size(); ++i) {
       std::optional<double> p;
       const std::string child = where + "/" + std::to_string(i);
       ojson s = node(transforms[i], child, p, pointer + "/" + std::to_string(out.size()));
-      if (s.is_null()) continue;
+      if (s.is_null()) {
+        if (idle && transforms[i].is_object() && short_name(transforms[i]) == "NoOp") *idle += p.value_or(0.5);
+        continue;
+      }
       stage_places_.emplace_back(pointer + "/" + std::to_string(out.size()), shown(child));
       if (weights) {
         // OneOf draws its child by the children's p (normalised) and applies it surely: p 1, left out
@@ -185,8 +192,19 @@ class Importer {
     if (is_albumentations_composition(name)) {
       s = ojson{{"stage", name == "OneOf" ? "one_of" : name == "SomeOf" ? "some_of" : "sequence"}};
       ojson weights = ojson::array();
+      double idle = 0;  // OneOf: the weight of its NoOp children
       s["stages"] = list(c.has("transforms") ? t.at("transforms") : json::array(), where + "/transforms",
-                         name == "OneOf" ? &weights : nullptr, pointer + "/stages");
+                         name == "OneOf" ? &weights : nullptr, pointer + "/stages", &idle);
+      if (idle > 0 && !weights.empty()) {
+        // Drawing a NoOp does nothing: the one_of runs with the chance of drawing anything else.
+        double kept = 0;
+        for (const ojson& w : weights) kept += w.get<double>();
+        if (kept + idle > 0) {
+          p = p.value_or(1.0) * kept / (kept + idle);
+          c.note("NoOp in OneOf: its weight " + format_number(idle) + " of " + format_number(kept + idle) +
+                 " becomes the one_of's p " + format_number(*p));
+        }
+      }
       if (name == "OneOf" && !weights.empty() &&
           !std::all_of(weights.begin(), weights.end(), [&](const ojson& w) { return w == weights[0]; }))
         s["weights"] = weights;
@@ -199,6 +217,9 @@ class Importer {
         c.note(name + " left out: none of its transforms remains");
         return nullptr;
       }
+    } else if (name == "NoOp") {
+      c.note("NoOp left out: it changes nothing");
+      return nullptr;
     } else if (left_out(name)) {
       c.note(name + " left out: augment writes image files; do it in the training loader");
       return nullptr;

@@ -196,6 +196,46 @@ TEST(ImportAlbumentations, AlbumentationsTransformsWithoutAStageAreNamedAsSuch) 
   EXPECT_EQ(e.find("own code"), std::string::npos) << e;
 }
 
+// Saved pipelines as projects keep them: a NoOp in a OneOf is its chance of doing nothing; 2.x's
+// RandomCrop pads up to the window, placed by pad_position; 2.x's GaussianBlur defaults to sigma
+// (0.5, 3) and a fixed blur_limit is the kernel size; shift limits of at most 1 are said to be read
+// as fractions; a pixel hole range may start at 0.
+TEST(ImportAlbumentations, SavedFormsOfRealPipelines) {
+  const json saved = json::parse(R"({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "p": 1.0,
+    "transforms": [
+      {"__class_fullname__": "OneOf", "p": 0.8, "transforms": [
+        {"__class_fullname__": "HorizontalFlip", "p": 0.3}, {"__class_fullname__": "VerticalFlip", "p": 0.3},
+        {"__class_fullname__": "NoOp", "p": 0.4}]},
+      {"__class_fullname__": "RandomCrop", "height": 64, "width": 96, "pad_if_needed": true, "pad_position": "center",
+       "border_mode": 0, "fill": 0, "p": 1.0},
+      {"__class_fullname__": "GaussianBlur", "p": 0.5},
+      {"__class_fullname__": "GaussianBlur", "blur_limit": [5, 5], "sigma_limit": [1, 2], "p": 0.5},
+      {"__class_fullname__": "RGBShift", "r_shift_limit": 0.1, "g_shift_limit": 0.1, "b_shift_limit": 0.1, "p": 0.5},
+      {"__class_fullname__": "CoarseDropout", "num_holes_range": [1, 8], "hole_height_range": [0, 32],
+       "hole_width_range": [0, 32], "p": 0.5}]}})");
+  const Imported imp = import_albumentations(saved, "real.json");
+  const auto& st = imp.pipeline["stages"];
+  ASSERT_EQ(st.size(), 6u) << imp.pipeline.dump();
+  EXPECT_EQ(st[0]["stage"], "one_of");
+  EXPECT_NEAR(st[0]["p"].get<double>(), 0.8 * 0.6, 1e-12) << st[0].dump();
+  EXPECT_EQ(st[0]["stages"].size(), 2u) << st[0].dump();
+  EXPECT_EQ(json::parse(st[1].dump()), json::parse(R"({"stage":"sequence","stages":[
+    {"stage":"pad","min_size":[96,64],"position":"center","border":"constant","fill":0.0},
+    {"stage":"crop","size":[96,64],"position":"random"}]})")) << st[1].dump();
+  EXPECT_EQ(st[2]["sigma"], json::parse("[0.5, 3.0]")) << st[2].dump();
+  EXPECT_EQ(st[3]["sigma"], json::parse("[1.0, 2.0]")) << st[3].dump();
+  EXPECT_EQ(st[3]["kernel_size"], 5) << st[3].dump();
+  EXPECT_EQ(st[4]["r_shift"], json::parse("[-0.1, 0.1]")) << st[4].dump();
+  EXPECT_EQ(st[5]["hole_height"], json::parse("[0.0, 32.0]")) << st[5].dump();
+  const auto noted = [&](const std::string& what) {
+    return std::any_of(imp.notes.begin(), imp.notes.end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(noted("NoOp in OneOf: its weight 0.4 of 1 becomes the one_of's p 0.48")) << imp.notes.size();
+  EXPECT_TRUE(noted("read as fractions of the range"));
+  EXPECT_TRUE(noted("Albumentations draws the kernel size from it"));
+  EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "real.json"));
+}
+
 TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {
   EXPECT_EQ(import_error(R"({"version": 1, "stages": []})"),
             "a.json: not a pipeline saved by Albumentations (A.save / to_dict): no \"transform\"");

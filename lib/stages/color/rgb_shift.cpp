@@ -61,11 +61,17 @@ take `0.299 r + 0.587 g + 0.114 b` (double, as channel_gain).
            .convert = [](const TransformReader& t) {
             ojson s{{"stage", "rgb_shift"}};
             const char* keys[3][2] = {{"r_shift_limit", "r_shift"}, {"g_shift_limit", "g_shift"}, {"b_shift_limit", "b_shift"}};
+            bool fractions = false;
             for (const auto& k : keys) {
               auto [lo, hi] = t.limit(k[0], {-20, 20}, true);
               if (std::max(std::fabs(lo), std::fabs(hi)) > 1) lo /= 255, hi /= 255;
+              else if (lo != 0 || hi != 0) fractions = true;
               s[k[1]] = ojson::array({lo, hi});
             }
+            if (fractions)
+              t.note("shift limits of at most 1 read as fractions of the range (a float image's units); on 8-bit "
+                     "images Albumentations adds them as levels, which changes almost nothing: divide them by 255 "
+                     "for that");
             return s;
           },
            .python = {

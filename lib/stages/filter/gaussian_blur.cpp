@@ -4,6 +4,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "lib/core/text.hpp"
 #include "lib/io/cv_bridge.hpp"
 #include "lib/stages/engines/opencv_words.hpp"
 #include "lib/stages/engines/resample.hpp"
@@ -80,11 +81,18 @@ image (on a `cv::Mat` ROI view OpenCV takes its float path and reads pixels outs
            .how = "sigma_limit is sigma; with sigma_limit 0 (Albumentations' default) the sigmas OpenCV derives "
                   "from blur_limit's odd sizes, 0.3 ((k - 1) / 2 - 1) + 0.8",
            .convert = [](const TransformReader& t) {
-            const auto [slo, shi] = t.limit("sigma_limit", {0, 0}, false);
+            // 2.x's default sigma_limit is (0.5, 3); 1.x's is 0 (the sigma from each kernel size).
+            const auto [slo, shi] = t.limit("sigma_limit", t.release_2() ? std::pair{0.5, 3.0} : std::pair{0.0, 0.0}, false);
             ojson s{{"stage", "gaussian_blur"}};
             if (shi > 0) {
               s["sigma"] = span(std::max(slo, 0.1), shi);
-              if (t.has("blur_limit")) t.note("blur_limit left out: the kernel size follows from sigma");
+              const auto [klo, khi] = t.limit("blur_limit", {3, 7}, false, 3);
+              if (klo == khi && klo >= 3 && static_cast<int>(klo) % 2 == 1 && klo == std::floor(klo)) {
+                s["kernel_size"] = static_cast<std::int64_t>(klo);
+              } else if (t.has("blur_limit") || t.release_2()) {
+                t.note("blur_limit [" + format_number(klo) + ", " + format_number(khi) + "]: Albumentations draws the "
+                       "kernel size from it; here it follows from sigma, round(6 sigma + 1) made odd");
+              }
               return s;
             }
             const auto [klo, khi] = t.limit("blur_limit", {3, 7}, false, 3);

@@ -110,13 +110,25 @@ Pixels are moved, never computed: exact for every type, float included (bit copi
                 "height width pad_if_needed pad_position border_mode fill fill_mask p",
                 1.0}}},
           {.name = "RandomCrop",
-           .how = "height, width; position random",
+           .how = "height, width; position random; pad_if_needed (2.x: padded up to the window, placed by "
+                  "pad_position) as pad then crop",
            .convert = [](const TransformReader& t) {
             ojson s{{"stage", "crop"}};
             s["size"] = t.size();
             s["position"] = "random";
-            if (t.has("pad_if_needed")) s["pad_if_needed"] = t.saved().at("pad_if_needed");
-            return s;
+            if (!t.flag("pad_if_needed", false)) return s;
+            // Albumentations pads a side shorter than the window up to it (not by the whole difference
+            // on each side, as torchvision's pad_if_needed and crop's), placed by pad_position.
+            ojson pad{{"stage", "pad"}, {"min_size", s["size"]}};
+            const std::string pos = t.has("pad_position") ? t.saved().at("pad_position").get<std::string>() : "center";
+            if (pos == "center") pad["position"] = "center";
+            else if (pos == "top_left") pad["position"] = "top-left";
+            else if (pos == "random") pad["position"] = "random";
+            else t.fail("pad_position \"" + pos + "\" has no stage equivalent (center, top_left or random)");
+            pad["border"] = t.border(0);
+            t.fill(pad);
+            t.mask_fill();
+            return ojson{{"stage", "sequence"}, {"stages", ojson::array({pad, s})}};
           },
            .python = {
                {"RandomCrop",
