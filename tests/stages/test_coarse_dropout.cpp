@@ -69,6 +69,19 @@ TEST(CoarseDropout, HolesFollowAlbumentationsSampling) {
     for (const Box& b : got) ASSERT_TRUE(b.x >= 0 && b.y >= 0 && b.x + b.w <= W && b.y + b.h <= H);
   }
   for (int n = 2; n <= 9; ++n) EXPECT_NEAR(counts[n] / 1000.0, 1 / 8.0, 0.04) << n;
+
+  // A pixel range from 0 (Albumentations' integer ranges allow it): some holes have no height.
+  const Pipeline zero = one_stage(R"({"stage": "coarse_dropout", "p": 1, "num_holes": [4, 4], "hole_height": [0, 3], )"
+                                  R"("hole_width": [1, 2]})");
+  int empty = 0, holes = 0;
+  for (int i = 0; i < 500; ++i) {
+    const std::string key = "z" + std::to_string(i);
+    Draws d(stream_of(key));
+    const auto got = recorded_rects(zero.plan(11, key, 0, {40, 30, 3, DType::U8}));
+    ASSERT_EQ(got, dropout_reference(d, 30, 40, 4, 4, {0, 3}, true, {1, 2}, true)) << key;
+    for (const Box& b : got) empty += b.h == 0, ++holes;
+  }
+  EXPECT_NEAR(empty / static_cast<double>(holes), 0.25, 0.04);
 }
 
 TEST(CoarseDropout, FillsEveryHole) {

@@ -22,9 +22,9 @@ const Param<IntPair> kNumHoles{{.name = "num_holes",
 Param<NumberPair> side_param(const char* name, const char* side) {
   return Param<NumberPair>({.name = name,
                             .doc = std::string("range of the hole ") + side +
-                                   ": fractions of the image's in (0, 1), or whole pixels >= 1",
+                                   ": fractions of the image's in [0, 1), or whole pixels (the upper end at least 1)",
                             .default_value = {0.1, 0.2},
-                            .min = Bound{0, true},
+                            .min = Bound{0},
                             .max = Bound{100000},
                             .ordered = true,
                             .elements = "[lo, hi]"});
@@ -50,7 +50,8 @@ const StageSpec& coarse_dropout_spec() {
                 "likewise, then its top row uniform in [0, H - h] and its left column in [0, W - w]. Holes may "
                 "overlap; a hole of zero size changes nothing. The manifest records each as [x, y, w, h].",
                 "hole_height and hole_width are fractions when both ends are below 1 and pixels when both are "
-                "whole numbers >= 1. fill is a fraction of the sample range for every type (Albumentations takes "
+                "whole numbers and the upper one is at least 1 (a lower end of 0, as Albumentations allows, draws "
+                "some holes of no size). fill is a fraction of the sample range for every type (Albumentations takes "
                 "it in the image's units); 8/16-bit fills are RNE(fill max). A list shorter than the colour "
                 "channels repeats its last value. Alpha is left alone. Albumentations' default p is 0.5, this "
                 "stage's too."},
@@ -69,8 +70,9 @@ Albumentations' **CoarseDropout** with its current defaults (`num_holes` [1, 2],
 `n = integer(num_holes)`; then per hole, in order: height, width, top, left.
 
 - **Sizes**: a range below 1 is a fraction of the image side: `h = floor(H * uniform(lo, hi))`
-  (Albumentations' `int(height * uniform)`); a range of whole numbers >= 1 is pixels:
-  `h = min(integer(lo, hi), H)`; mixing the two is a pipeline error. Widths likewise with W.
+  (Albumentations' `int(height * uniform)`); a range of whole numbers whose upper end is at least 1
+  is pixels: `h = min(integer(lo, hi), H)` (a lower end of 0 draws some holes of no size, as
+  Albumentations' integer ranges do); anything else is a pipeline error. Widths likewise with W.
 - **Position**: `y = integer(0, H - h)`, `x = integer(0, W - w)`. Holes may overlap; a zero-size
   hole changes nothing; `num_holes` 0 is the identity.
 - **Fill**: as random_erasing's constant fill (fractions of the range; Albumentations takes the
@@ -136,9 +138,10 @@ struct Side {
 
 Side read_side(const StageConfig& c, const Param<NumberPair>& p) {
   const NumberPair r = c.get(p);
-  const bool whole = r[0] >= 1 && r[1] >= 1 && r[0] == std::floor(r[0]) && r[1] == std::floor(r[1]);
+  const bool whole = r[0] >= 0 && r[1] >= 1 && r[0] == std::floor(r[0]) && r[1] == std::floor(r[1]);
   const bool fraction = r[0] < 1 && r[1] < 1;
-  if (!whole && !fraction) c.fail(p, "give fractions of the image side (both below 1) or whole pixels (both >= 1)");
+  if (!whole && !fraction)
+    c.fail(p, "give fractions of the image side (both below 1) or whole pixels (the upper at least 1)");
   return {r, whole};
 }
 
