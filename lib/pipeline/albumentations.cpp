@@ -349,6 +349,9 @@ void drop_negative_zeros(ojson& j) {
 
 void check_imported(Imported& imported, const std::string& source) {
   drop_negative_zeros(imported.pipeline);
+  if (imported.pipeline.contains("stages") && imported.pipeline["stages"].empty())
+    imported.notes.push_back(source + ": the imported pipeline has no stage: every transform was left out, so a run "
+                                      "copies its inputs unchanged");
   // What it wrote must load as it is: a parameter out of a stage's range (a rotate limit of 400
   // degrees) is reported here, against the imported pipeline, with the place of its transform.
   const std::string name = source + " (imported)";

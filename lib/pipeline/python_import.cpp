@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "lib/core/error.hpp"
@@ -820,6 +821,7 @@ class TvImporter {
     }
     if (const TvOther* l = find_named(tv_left_out(), name)) {
       a.bind(words(l->params));
+      if (name == "Normalize") normalized_ = normalization(a);
       out_.notes.push_back(src_.where(c.at) + ": " + a.text() + " left out: " +
                            (name == "SanitizeBoundingBoxes"
                                 ? "augment drops the boxes that leave the image, and the labels block's min_size, "
@@ -838,6 +840,7 @@ class TvImporter {
     }
     a.bind(words(r->params));
     ojson s = r->convert(a);
+    if (name == "RandomErasing" && normalized_) erase_after_normalize(a, s);
     const std::vector<std::string> params = words(r->params);
     const double p = std::find(params.begin(), params.end(), "p") != params.end() ? a.number("p", r->p) : r->p;
     const StageSpec* spec = find_spec(s.value("stage", std::string()));
@@ -848,9 +851,64 @@ class TvImporter {
   const std::vector<std::string>& missing() const { return missing_; }
 
  private:
+  // A Normalize's per-channel mean and std where they are literal (empty where they are not).
+  struct Normalization {
+    std::vector<double> mean, std;
+  };
+  static Normalization normalization(const TvArgs& a) {
+    Normalization n;
+    const auto read = [&](const char* k, std::vector<double>& out) {
+      const Value* v = a.get(k);
+      if (!v || (v->kind != Kind::list && v->kind != Kind::tuple)) return;
+      for (const Value& i : v->items) {
+        if (!i.is_number()) {
+          out.clear();
+          return;
+        }
+        out.push_back(i.number());
+      }
+    };
+    read("mean", n.mean);
+    read("std", n.std);
+    if (n.mean.size() != n.std.size()) n.mean.clear(), n.std.clear();
+    return n;
+  }
+
+  // RandomErasing after a Normalize erases in normalized units: its constant value v is the colour
+  // mean + std v of the image (a fraction of the range, per channel), 0 the mean colour.
+  void erase_after_normalize(const TvArgs& a, ojson& s) const {
+    const std::string where = src_.where(a.call().at) + ": " + a.text() + " after Normalize: ";
+    if (s.value("random", false)) {
+      out_.notes.push_back(where + "torchvision's random fill there is mean + std z per channel; random_erasing "
+                                   "draws z itself as a fraction of the range");
+      return;
+    }
+    const Normalization& n = *normalized_;
+    if (n.mean.empty()) {
+      out_.notes.push_back(where + "its value is in normalized units (0 is the mean colour), but the Normalize's mean "
+                                   "and std are not literals: the fill is the value as a fraction of the range");
+      return;
+    }
+    std::vector<double> v;
+    if (s.contains("value")) {
+      if (s["value"].is_array())
+        for (const auto& x : s["value"]) v.push_back(x.get<double>());
+      else v.push_back(s["value"].get<double>());
+    }
+    if (v.empty()) v.push_back(0.0);
+    ojson fill = ojson::array();
+    for (std::size_t c = 0; c < n.mean.size(); ++c) {
+      const double z = v[std::min(c, v.size() - 1)];
+      fill.push_back(std::clamp(n.mean[c] + n.std[c] * z, 0.0, 1.0));
+    }
+    s["value"] = fill;
+    out_.notes.push_back(where + "its value is in normalized units: the fill is mean + std value, " + fill.dump());
+  }
+
   const py::Source& src_;
   Imported& out_;
   std::vector<std::string> missing_;
+  std::optional<Normalization> normalized_;  // a Normalize came before, in the order the transforms run
 };
 
 }  // namespace

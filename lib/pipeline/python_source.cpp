@@ -261,6 +261,7 @@ struct Binding {
 // (kind "other": NAME.pop(), NAME[i] = x, ...), at its scope's level or under a condition.
 struct Mutation {
   std::string name, kind;
+  std::string what;  // how messages show it, where not NAME and its kind
   std::size_t args = 0, args_end = 0;  // the call's arguments, or the right side of +=
   Place at;
   int line = 0;
@@ -499,9 +500,18 @@ struct Source::Impl {
       if (k < end) import(k + 1, end, module);
       return;
     }
-    // Changes of a list bound to a name: NAME.method(...), NAME += ..., NAME[...] = ...
+    // Changes of a list bound to a name: NAME.method(...), NAME += ..., NAME[...] = ...; and of a
+    // Compose's list: NAME.transforms...
     if (toks[begin].kind == Token::Kind::name && !is_keyword(toks[begin].text) && begin + 1 < end) {
-      Mutation m{toks[begin].text, "", 0, 0, toks[begin].at, toks[begin].at.line, nested, scope};
+      Mutation m{toks[begin].text, "", "", 0, 0, toks[begin].at, toks[begin].at.line, nested, scope};
+      if (begin + 3 < end && is_op(toks[begin + 1], ".") && is_name(toks[begin + 2], "transforms") &&
+          (is_op(toks[begin + 3], ".") || is_op(toks[begin + 3], "[") || is_op(toks[begin + 3], "+=") ||
+           is_op(toks[begin + 3], "="))) {
+        m.kind = "other";
+        m.what = toks[begin].text + ".transforms";
+        mutations.push_back(m);
+        return;
+      }
       if (is_op(toks[begin + 1], ".") && begin + 3 < end && toks[begin + 2].kind == Token::Kind::name &&
           is_op(toks[begin + 3], "(")) {
         static const char* const changes[] = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort"};
@@ -681,6 +691,16 @@ struct Source::Impl {
     if (k >= st.begin + 2 && is_op(toks[k - 1], "=") && toks[k - 2].kind == Token::Kind::name && k - 2 > st.begin &&
         (is_op(toks[k - 3], "(") || is_op(toks[k - 3], ",")))
       keyword = toks[k - 2].text;
+    // NAME["KEY"] = ...: the dict entry, by its key and as written.
+    std::string entry;
+    if (st.begin + 4 < k && toks[st.begin].kind == Token::Kind::name && is_op(toks[st.begin + 1], "[") &&
+        toks[st.begin + 2].kind == Token::Kind::string && !toks[st.begin + 2].fstring &&
+        is_op(toks[st.begin + 3], "]") && is_op(toks[st.begin + 4], "=")) {
+      key = toks[st.begin + 2].text;
+      entry = toks[st.begin].text + "[\"" + key + "\"]";
+      f.names.push_back(entry);
+      f.names.push_back(toks[st.begin].text + "['" + key + "']");
+    }
     // The statement's target: NAME = ..., self.NAME = ..., NAME: T = ...
     std::size_t eq = st.begin;
     for (; eq < st.end && eq < k; ++eq) {
@@ -708,6 +728,7 @@ struct Source::Impl {
     if (fn) f.names.push_back(fn->name);
 
     if (!variable.empty()) f.label = variable + (key.empty() ? "" : "[\"" + key + "\"]");
+    else if (!entry.empty()) f.label = entry;
     else if (!key.empty()) f.label = "\"" + key + "\"";
     else if (!keyword.empty()) f.label = keyword + "=";
     if (fn) {
@@ -774,7 +795,7 @@ struct Source::Impl {
     if (use_scope == b.scope && use.line > b.line) until = std::min(until, use.line);
     for (const Mutation& m : mutations) {
       if (m.name != b.name || m.scope != b.scope || m.line <= b.line || m.line >= until) continue;
-      const std::string what = m.kind == "+=" ? "+=" : "." + m.kind + "()";
+      const std::string what = !m.what.empty() ? m.what : m.kind == "+=" ? "+=" : "." + m.kind + "()";
       if (m.conditional)
         fail(m.at, b.name + " is changed (" + what + ") under a condition or loop: its value is known only when the "
                             "code runs");
@@ -1179,10 +1200,32 @@ struct Source::Impl {
         v.named = std::move(d.named);
         return v;
       }
+      if (full == "torch.nn.ModuleList") {
+        // A list of transforms held in a module list (RandomApply's documented form): the list.
+        Value m;
+        m.kind = Value::Kind::call;
+        arguments(c, m, ctx, notes, depth);
+        if (m.items.size() != 1 || !m.named.empty() ||
+            (m.items[0].kind != Value::Kind::list && m.items[0].kind != Value::Kind::tuple))
+          refuse_at(t, written + "(...): give it one literal list of transforms");
+        return m.items[0];
+      }
       if (parts[0] == "self") refuse_at(t, written + "(...): a method call; its value is known only when the code runs");
       refuse_at(t, written + "(...): a call to a function that is not a transform; only literals and transforms are read");
     }
     if (parts.size() > 1) {
+      if (starts_with(full, "PIL.Image.")) {
+        // PIL's resampling filters (Image.BICUBIC, Image.Resampling.BICUBIC): the integers torchvision
+        // takes for them.
+        static const std::map<std::string, std::int64_t> pil = {
+            {"NEAREST", 0}, {"NONE", 0},  {"LANCZOS", 1}, {"ANTIALIAS", 1}, {"BILINEAR", 2},
+            {"LINEAR", 2},  {"BICUBIC", 3}, {"CUBIC", 3},   {"BOX", 4},       {"HAMMING", 5}};
+        const auto it = pil.find(last_part(full));
+        if (it == pil.end()) refuse_at(t, written + ": not a PIL resampling filter the reader knows");
+        v.kind = Value::Kind::integer;
+        v.i = it->second;
+        return v;
+      }
       if (full.size() > 4 && starts_with(full, "cv2.")) {
         const auto it = cv2_constants().find(full.substr(4));
         if (it == cv2_constants().end()) refuse_at(t, written + ": not a cv2 constant the reader knows (BORDER_*, INTER_*)");
@@ -1318,6 +1361,23 @@ struct Source::Impl {
     return v;
   }
 
+  // A Compose bound to a name (NAME = T.Compose(...), the call at token k of `st`) whose transforms
+  // are changed afterwards in the same scope (NAME.transforms.insert(...)) is refused there: the
+  // pipeline that runs is not the one written.
+  void compose_unchanged(const Statement& st, std::size_t k) const {
+    if (k != st.begin + 2 || toks[st.begin].kind != Token::Kind::name || !is_op(toks[st.begin + 1], "=")) return;
+    const std::string& name = toks[st.begin].text;
+    const int line = toks[st.begin].at.line;
+    int until = std::numeric_limits<int>::max();
+    for (const Binding& o : bindings)
+      if (o.name == name && o.scope == st.scope && o.line > line) until = std::min(until, o.line);
+    for (const Mutation& m : mutations)
+      if (m.name == name && m.scope == st.scope && m.line > line && m.line < until)
+        fail(m.at, name + " is changed here (" + (m.what.empty() ? m.kind : m.what) +
+                       ") after it is built: the pipeline that runs is not the one written; write it out in the "
+                       "Compose");
+  }
+
   // A value the pipeline uses holds no entry that could not be read.
   static void check_read(const Value& v) {
     if (!v.refused.empty()) throw PipelineError(v.refused);
@@ -1332,6 +1392,7 @@ struct Source::Impl {
           Cursor c{k, st.end};
           Value v = primary(c, {st.scope, toks[k].at.line}, notes, 0);
           check_read(v);
+          compose_unchanged(st, k);
           return v;
         }
     fail(f.at, "the pipeline is gone");

@@ -331,6 +331,38 @@ TEST(ImportPython, ListsBuiltStepByStepAndUnpackedArguments) {
   EXPECT_TRUE(has_line(lambda, "train.py:4:17: Lambda (no close stage: arbitrary Python code)")) << lambda;
 }
 
+// torchvision scripts as projects write them: RandomApply over nn.ModuleList, PIL's resampling
+// constants, a pipeline stored in a dict entry (named by it), RandomErasing after Normalize (its
+// value in normalized units), a Compose changed after it is built (refused), nothing left (said).
+TEST(ImportPython, TorchvisionScriptsAsProjectsWriteThem) {
+  testing::TempDir dir;
+  const fs::path file = dir / "tv.py";
+  std::ofstream(file) << "import torch.nn as nn\nfrom PIL import Image\nimport torchvision.transforms as T\n"
+                         "data_transforms = {}\n"
+                         "data_transforms['train'] = T.Compose([\n"
+                         "    T.RandomResizedCrop(96, interpolation=Image.BICUBIC),\n"
+                         "    T.RandomApply(nn.ModuleList([T.ColorJitter(0.4, 0.4, 0.4, 0.1)]), p=0.8),\n"
+                         "    T.ToTensor(), T.Normalize(mean=(0.5, 0.4, 0.3), std=(0.2, 0.2, 0.2)),\n"
+                         "    T.RandomErasing(p=0.3, value=1)])\n"
+                         "bare = T.Compose([T.ToTensor(), T.Normalize((0.5,), (0.5,))])\n";
+  const auto [p, err] = import_cli({"torchvision", file.string(), "--name", "data_transforms[\"train\"]"});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"random_resized_crop","size":[96,96],"interpolation":"bicubic"},
+    {"stage":"sequence","p":0.8,"stages":[{"stage":"color_jitter","brightness":0.4,"contrast":0.4,"saturation":0.4,"hue":0.1}]},
+    {"stage":"random_erasing","value":[0.7,0.6000000000000001,0.5],"p":0.3}
+  ])")) << p.dump();
+  EXPECT_TRUE(has_line(err, "after Normalize: its value is in normalized units: the fill is mean + std value")) << err;
+  const auto [by_key, e2] = import_cli({"torchvision", file.string(), "--name", "train"});
+  EXPECT_EQ(by_key["stages"], p["stages"]);
+  const auto [bare, e3] = import_cli({"torchvision", file.string(), "--name", "bare"});
+  EXPECT_TRUE(bare["stages"].empty());
+  EXPECT_TRUE(has_line(e3, "the imported pipeline has no stage: every transform was left out")) << e3;
+  EXPECT_EQ(refusal("torchvision", "import torchvision.transforms as T\nt = T.Compose([T.RandomHorizontalFlip()])\n"
+                                   "t.transforms.insert(0, T.RandomVerticalFlip())\n"),
+            "train.py:3:1: t is changed here (t.transforms) after it is built: the pipeline that runs is not the one "
+            "written; write it out in the Compose");
+}
+
 // Where 1.x and 2.x read positional arguments differently, the types, then the file's keywords decide.
 TEST(ImportPython, PositionalArgumentsFollowTheRelease) {
   testing::TempDir dir;
