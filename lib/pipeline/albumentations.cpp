@@ -210,8 +210,20 @@ class Importer {
         s["weights"] = weights;
       if (name == "SomeOf") {
         s["n"] = c.has("n") ? t.at("n") : json(1);
-        if (c.has("replace") && t.at("replace").get<bool>())
+        if (c.release().first == 1) {
+          // 1.x picks n of its transforms by their p (with replacement by default) and applies each
+          // surely; 2.x picks n alike, without replacement, and applies each with its own p.
+          for (auto& child : s["stages"]) {
+            const StageSpec* spec = find_spec(child.value("stage", std::string()));
+            if (spec && spec->default_p != 1.0) child["p"] = 1;
+            else child.erase("p");
+          }
+          c.note("SomeOf (1.x): its picks applied surely; 1.x picks by the transforms' p" +
+                 std::string(c.flag("replace", true) ? ", with replacement" : "") +
+                 ", some_of picks alike and without repetition");
+        } else if (c.has("replace") && t.at("replace").get<bool>()) {
           c.note("SomeOf with replace: some_of draws its stages without repetition");
+        }
       }
       if (s["stages"].empty()) {
         c.note(name + " left out: none of its transforms remains");

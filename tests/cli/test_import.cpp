@@ -232,8 +232,27 @@ TEST(ImportAlbumentations, SavedFormsOfRealPipelines) {
   };
   EXPECT_TRUE(noted("NoOp in OneOf: its weight 0.4 of 1 becomes the one_of's p 0.48")) << imp.notes.size();
   EXPECT_TRUE(noted("read as fractions of the range"));
-  EXPECT_TRUE(noted("Albumentations draws the kernel size from it"));
+  EXPECT_TRUE(noted("Albumentations 2.x sizes the kernel from sigma its own way"));
   EXPECT_NO_THROW(Pipeline::parse(imp.pipeline.dump(), "real.json"));
+
+  // 1.x: Affine with none of its five draws takes 1.x's defaults; SomeOf applies its picks surely;
+  // from 1.4 ShiftScaleRotate draws the x and y scales apart (before, one scale).
+  const auto v1 = [](const std::string& version, const std::string& transforms) {
+    return import_albumentations(json::parse(R"({"__version__": ")" + version + R"(", "transform": {"__class_fullname__":
+      "Compose", "p": 1.0, "transforms": [)" + transforms + "]}}"), "v1.json");
+  };
+  const Imported a = v1("1.3.1", R"({"__class_fullname__": "Affine", "p": 0.5},
+      {"__class_fullname__": "SomeOf", "n": 1, "p": 1.0, "transforms": [{"__class_fullname__": "HorizontalFlip", "p": 0.2},
+       {"__class_fullname__": "CoarseDropout", "p": 0.7}]},
+      {"__class_fullname__": "ShiftScaleRotate", "scale_limit": 0.2, "p": 0.5})");
+  const auto& s1 = a.pipeline["stages"];
+  EXPECT_EQ(json::parse(s1[0].dump())["scale"], json::parse("[0.9, 1.1, 0.9, 1.1]")) << s1[0].dump();
+  EXPECT_EQ(json::parse(s1[0].dump())["angle"], json::parse("[-15.0, 15.0]")) << s1[0].dump();
+  EXPECT_FALSE(s1[1]["stages"][0].contains("p")) << s1[1].dump();
+  EXPECT_EQ(s1[1]["stages"][1]["p"], 1) << s1[1].dump();
+  EXPECT_EQ(json::parse(s1[2].dump())["scale"], json::parse("[0.8, 1.2]")) << s1[2].dump();
+  const Imported b = v1("1.4.4", R"({"__class_fullname__": "ShiftScaleRotate", "scale_limit": 0.2, "p": 0.5})");
+  EXPECT_EQ(json::parse(b.pipeline["stages"][0].dump())["scale"], json::parse("[0.8, 1.2, 0.8, 1.2]"));
 }
 
 TEST(ImportAlbumentations, RefusalsNameTheFileThePlaceAndTheReason) {

@@ -122,7 +122,7 @@ TEST(ImportPython, AlbumentationsDetectionScript) {
   EXPECT_EQ(p["stages"], json::parse(R"([
     {"stage":"resize","long_side":640,"interpolation":"bilinear"},
     {"stage":"pad","min_size":[640,640],"position":"center","border":"constant","fill":[114,114,114]},
-    {"stage":"affine","scale":[0.75,1.25],"translate":[0.1,0.1],"angle":[-10.0,10.0],"shear":[-5.0,5.0,0.0,0.0],
+    {"stage":"affine","scale":[0.75,1.25,0.75,1.25],"translate":[0.1,0.1],"angle":[-10.0,10.0],"shear":[-5.0,5.0,0.0,0.0],
      "interpolation":"bilinear","border":"constant","fill":114,"p":0.5},
     {"stage":"flip","direction":"horizontal","p":0.5},
     {"stage":"one_of","p":0.8,"stages":[

@@ -89,9 +89,12 @@ image (on a `cv::Mat` ROI view OpenCV takes its float path and reads pixels outs
               const auto [klo, khi] = t.limit("blur_limit", {3, 7}, false, 3);
               if (klo == khi && klo >= 3 && static_cast<int>(klo) % 2 == 1 && klo == std::floor(klo)) {
                 s["kernel_size"] = static_cast<std::int64_t>(klo);
-              } else if (t.has("blur_limit") || t.release_2()) {
+              } else if (t.has("blur_limit") && khi > 0) {
                 t.note("blur_limit [" + format_number(klo) + ", " + format_number(khi) + "]: Albumentations draws the "
                        "kernel size from it; here it follows from sigma, round(6 sigma + 1) made odd");
+              } else if (t.release_2()) {
+                t.note("Albumentations 2.x sizes the kernel from sigma its own way; here round(6 sigma + 1) made odd, "
+                       "as cv::GaussianBlur");
               }
               return s;
             }

@@ -154,7 +154,10 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             ojson s{{"stage", "affine"}};
             s["angle"] = span(-rhi, -rlo);  // counter-clockwise there, clockwise here
             s["translate"] = ojson::array({fx, fy});
-            s["scale"] = ojson::array({1 + slo, 1 + shi});
+            // From 1.4 ShiftScaleRotate is Affine with keep_ratio false: x and y scales drawn apart.
+            const auto [major, minor] = t.release();
+            if (major >= 2 || (major == 1 && minor >= 4)) s["scale"] = ojson::array({1 + slo, 1 + shi, 1 + slo, 1 + shi});
+            else s["scale"] = ojson::array({1 + slo, 1 + shi});
             s["interpolation"] = t.warp_interpolation();
             s["border"] = t.border(t.release_2() ? 0 : 4);  // 2.x's default is constant, 1.x's reflect101
             t.fill(s);
@@ -195,8 +198,25 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
               return std::pair{x, y};
             };
             ojson s{{"stage", "affine"}};
+            // 1.x (before 2.0): with none of the five given, Affine drew from its own defaults.
+            const bool none_given = !t.has("scale") && !t.has("translate_percent") && !t.has("translate_px") &&
+                                    !t.has("rotate") && !t.has("shear");
+            if (none_given && !t.release_2()) {
+              s["scale"] = ojson::array({0.9, 1.1, 0.9, 1.1});
+              s["translate"] = ojson::array({0.1, 0.1});
+              s["angle"] = ojson::array({-15.0, 15.0});
+              s["shear"] = ojson::array({-10.0, 10.0, -10.0, 10.0});
+              t.note("Affine with none of scale, translate, rotate and shear: 1.x's defaults (scale 0.9-1.1 per axis, "
+                     "translate 0.1, rotate 15, shear 10; 2.x's are the identity, --release 2)");
+              s["interpolation"] = t.warp_interpolation();
+              s["border"] = t.border(0);
+              t.fill(s);
+              t.mask_fill();
+              return s;
+            }
             const auto [sx, sy] = axis_pair("scale", {1, 1}, 1);
-            if (sx == sy || t.flag("keep_ratio", false)) {
+            // The two axes' scales are drawn apart unless keep_ratio ties them (or they are one value).
+            if (t.flag("keep_ratio", false) || (sx == sy && sx.first == sx.second)) {
               if (sx != sy) t.note("keep_ratio: the y scale is the x scale, as Albumentations draws it");
               s["scale"] = ojson::array({sx.first, sx.second});
             } else {
