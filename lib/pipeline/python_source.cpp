@@ -778,7 +778,8 @@ struct Source::Impl {
     if (b.count > 1) {
       if ((v.kind != Value::Kind::tuple && v.kind != Value::Kind::list) || v.items.size() != b.count)
         fail(use, b.name + " is unpacked from " + v.repr() + ", which does not have " + std::to_string(b.count) + " items");
-      v = v.items[b.index];
+      Value item = std::move(v.items[b.index]);  // out of v first: v is overwritten with it
+      v = std::move(item);
     }
     changed(b, v, use, use_scope, notes, depth);
     return v;
@@ -1083,14 +1084,16 @@ struct Source::Impl {
         const std::int64_t n = static_cast<std::int64_t>(v.items.size());
         const std::int64_t at = index.i < 0 ? index.i + n : index.i;
         if (at < 0 || at >= n) refuse_at(open, "index " + std::to_string(index.i) + " is out of " + v.repr());
-        v = v.items[static_cast<std::size_t>(at)];
+        Value item = std::move(v.items[static_cast<std::size_t>(at)]);  // out of v first: v is overwritten with it
+        v = std::move(item);
         continue;
       }
       if (v.kind == Value::Kind::dict && index.kind == Value::Kind::string) {
         const auto it = std::find_if(v.named.begin(), v.named.end(), [&](const auto& kv) { return kv.first == index.s; });
         if (it == v.named.end()) refuse_at(open, "no key '" + index.s + "' in " + v.repr());
         if (!it->second.refused.empty()) throw PipelineError(it->second.refused);
-        v = it->second;
+        Value entry = it->second;  // out of v first: v is overwritten with it
+        v = std::move(entry);
         continue;
       }
       refuse_at(open, "subscript " + index.repr() + " of " + v.repr() + ": only literal lists, tuples and dicts are read");
