@@ -785,14 +785,20 @@ struct Source::Impl {
     return v;
   }
 
+  // The line of the next binding of `name` in `scope` after `line` (none: the largest int).
+  int next_binding_line(const std::string& name, const Scope* scope, int line) const {
+    int next = std::numeric_limits<int>::max();
+    for (const Binding& o : bindings)
+      if (o.name == name && o.scope == scope && o.line > line) next = std::min(next, o.line);
+    return next;
+  }
+
   // The changes made to b's value in b's scope after b and before the next binding of the name (and
   // before the use, where the use is in that scope), in order: append, extend, insert and += of
   // literals; anything else, or a change under a condition or loop, is refused.
   void changed(const Binding& b, Value& v, Place use, const Scope* use_scope, std::vector<std::string>& notes,
                int depth) const {
-    int until = std::numeric_limits<int>::max();
-    for (const Binding& o : bindings)
-      if (o.name == b.name && o.scope == b.scope && o.line > b.line) until = std::min(until, o.line);
+    int until = next_binding_line(b.name, b.scope, b.line);
     if (use_scope == b.scope && use.line > b.line) until = std::min(until, use.line);
     for (const Mutation& m : mutations) {
       if (m.name != b.name || m.scope != b.scope || m.line <= b.line || m.line >= until) continue;
@@ -1371,9 +1377,7 @@ struct Source::Impl {
     if (k != st.begin + 2 || toks[st.begin].kind != Token::Kind::name || !is_op(toks[st.begin + 1], "=")) return;
     const std::string& name = toks[st.begin].text;
     const int line = toks[st.begin].at.line;
-    int until = std::numeric_limits<int>::max();
-    for (const Binding& o : bindings)
-      if (o.name == name && o.scope == st.scope && o.line > line) until = std::min(until, o.line);
+    const int until = next_binding_line(name, st.scope, line);
     for (const Mutation& m : mutations)
       if (m.name == name && m.scope == st.scope && m.line > line && m.line < until)
         fail(m.at, name + " is changed here (" + (m.what.empty() ? m.kind : m.what) +

@@ -208,40 +208,36 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
               s["shear"] = ojson::array({-10.0, 10.0, -10.0, 10.0});
               t.note("Affine with none of scale, translate, rotate and shear: 1.x's defaults (scale 0.9-1.1 per axis, "
                      "translate 0.1, rotate 15, shear 10; 2.x's are the identity, --release 2)");
-              s["interpolation"] = t.warp_interpolation();
-              s["border"] = t.border(0);
-              t.fill(s);
-              t.mask_fill();
-              return s;
-            }
-            const auto [sx, sy] = axis_pair("scale", {1, 1}, 1);
-            // The two axes' scales are drawn apart unless keep_ratio ties them (or they are one value).
-            if (t.flag("keep_ratio", false) || (sx == sy && sx.first == sx.second)) {
-              if (sx != sy) t.note("keep_ratio: the y scale is the x scale, as Albumentations draws it");
-              s["scale"] = ojson::array({sx.first, sx.second});
             } else {
-              s["scale"] = ojson::array({sx.first, sx.second, sy.first, sy.second});
+              const auto [sx, sy] = axis_pair("scale", {1, 1}, 1);
+              // The two axes' scales are drawn apart unless keep_ratio ties them (or they are one value).
+              if (t.flag("keep_ratio", false) || (sx == sy && sx.first == sx.second)) {
+                if (sx != sy) t.note("keep_ratio: the y scale is the x scale, as Albumentations draws it");
+                s["scale"] = ojson::array({sx.first, sx.second});
+              } else {
+                s["scale"] = ojson::array({sx.first, sx.second, sy.first, sy.second});
+              }
+              if (t.has("translate_px")) {
+                if (t.has("translate_percent")) t.fail("translate_percent and translate_px are both given");
+                const auto [px, py] = axis_pair("translate_px", {0, 0}, 0);
+                s["translate_px"] = ojson::array({std::lround(px.first), std::lround(px.second), std::lround(py.first),
+                                                  std::lround(py.second)});
+              } else {
+                const auto [tx, ty] = axis_pair("translate_percent", {0, 0}, 0);
+                if (tx.first == -tx.second && ty.first == -ty.second)
+                  s["translate"] = ojson::array({tx.second, ty.second});
+                else
+                  s["translate"] = ojson::array({tx.first, tx.second, ty.first, ty.second});
+                if (tx != std::pair{0.0, 0.0} || ty != std::pair{0.0, 0.0})
+                  t.note("translate_percent: affine rounds the shift to whole pixels");
+              }
+              const auto [rlo, rhi] = axis_pair("rotate", {0, 0}, 0).first;
+              s["angle"] = span(rlo, rhi);
+              if (rlo != -rhi) t.note("rotate range used as is: affine's angle is clockwise; check the direction");
+              const auto [shx, shy] = axis_pair("shear", {0, 0}, 1);
+              s["shear"] = ojson::array({shx.first, shx.second, shy.first, shy.second});
+              if (t.flag("fit_output", false)) s["fit_output"] = true;
             }
-            if (t.has("translate_px")) {
-              if (t.has("translate_percent")) t.fail("translate_percent and translate_px are both given");
-              const auto [px, py] = axis_pair("translate_px", {0, 0}, 0);
-              s["translate_px"] = ojson::array({std::lround(px.first), std::lround(px.second), std::lround(py.first),
-                                                std::lround(py.second)});
-            } else {
-              const auto [tx, ty] = axis_pair("translate_percent", {0, 0}, 0);
-              if (tx.first == -tx.second && ty.first == -ty.second)
-                s["translate"] = ojson::array({tx.second, ty.second});
-              else
-                s["translate"] = ojson::array({tx.first, tx.second, ty.first, ty.second});
-              if (tx != std::pair{0.0, 0.0} || ty != std::pair{0.0, 0.0})
-                t.note("translate_percent: affine rounds the shift to whole pixels");
-            }
-            const auto [rlo, rhi] = axis_pair("rotate", {0, 0}, 0).first;
-            s["angle"] = span(rlo, rhi);
-            if (rlo != -rhi) t.note("rotate range used as is: affine's angle is clockwise; check the direction");
-            const auto [shx, shy] = axis_pair("shear", {0, 0}, 1);
-            s["shear"] = ojson::array({shx.first, shx.second, shy.first, shy.second});
-            if (t.flag("fit_output", false)) s["fit_output"] = true;
             s["interpolation"] = t.warp_interpolation();
             s["border"] = t.border(0);
             t.fill(s);
