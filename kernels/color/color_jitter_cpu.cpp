@@ -1,6 +1,7 @@
-// color_jitter's vectorised host driver for 8-bit images: the kernels' arithmetic (color_jitter.hpp),
-// row by row on binary32 planes of the colour channels, eight values at a time, with the same
-// operations in the same order as the scalar formulas (lane-wise IEEE binary32, never contracted).
+// color_jitter's vectorised host driver for 8-bit images: the kernels' arithmetic (color_jitter.hpp)
+// with the same operations in the same order as the scalar formulas (lane-wise IEEE binary32, never
+// contracted). With AVX-512 (BW, VBMI), RGB and RGBA pixels sixteen at a time straight from their
+// bytes; otherwise row by row on binary32 planes of the colour channels, eight values at a time.
 // The contrast mean is the exact integer sum of the floored grays, as the kernels take it.
 // 16-bit and float images run the kernel bodies.
 #include <cstdint>
@@ -128,6 +129,196 @@ AUG_CLONES void saturation_row(float* r, float* g, float* b, int n, float f, flo
 }
 #endif
 
+#if defined(AUG_JITTER_AVX2)
+// With AVX-512 (F, BW and VBMI): every adjustment on sixteen pixels at a time in registers, straight
+// from and back to interleaved RGB or RGBA bytes (no planes), with the same lane-wise operations in
+// the same order as hue_row_avx2 and the scalar formulas.
+#define AUG_JITTER_AVX512 gnu::target("avx512f,avx512bw,avx512vbmi")
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_* (a self-initialised variable), which
+// -Wuninitialized reports in every function that inlines them.
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// The helpers work on kGroups vectors of sixteen pixels at once, each step over every group before
+// the next step: the groups' chains of dependent operations (a pixel's adjustments are one long
+// chain) then run side by side.
+constexpr int kGroups = 8;
+using V = __m512[kGroups];
+#define AUG_EACH for (int i = 0; i < kGroups; ++i)
+
+[[AUG_JITTER_AVX512, gnu::always_inline]] inline __m512 settle16(__m512 v) {
+  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()), _mm512_set1_ps(255.f));
+  return _mm512_roundscale_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+}
+[[AUG_JITTER_AVX512, gnu::always_inline]] inline void gray16(const V& r, const V& g, const V& b, V& l) {
+  AUG_EACH l[i] = _mm512_mul_ps(r[i], _mm512_set1_ps(static_cast<float>(0.2989)));
+  AUG_EACH l[i] = _mm512_add_ps(l[i], _mm512_mul_ps(g[i], _mm512_set1_ps(static_cast<float>(0.587))));
+  AUG_EACH l[i] = _mm512_add_ps(l[i], _mm512_mul_ps(b[i], _mm512_set1_ps(static_cast<float>(0.114))));
+  AUG_EACH l[i] = _mm512_roundscale_ps(l[i], _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+}
+// settle(v f + m) of every group's three channels (m: none for brightness).
+[[AUG_JITTER_AVX512, gnu::always_inline]] inline void scale16(V* rgb, __m512 f, const V* m) {
+  for (int c = 0; c < 3; ++c) {
+    V& v = rgb[c];
+    AUG_EACH v[i] = _mm512_mul_ps(v[i], f);
+    if (m) AUG_EACH v[i] = _mm512_add_ps(v[i], (*m)[i]);
+    AUG_EACH v[i] = settle16(v[i]);
+  }
+}
+
+// hue_row_avx2 on sixteen lanes (blends by mask registers).
+[[AUG_JITTER_AVX512, gnu::always_inline]] inline void hue16(V& r, V& g, V& b, __m512 shift) {
+  constexpr int kTrunc = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+  const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.f);
+  const __m512 in_scale = _mm512_set1_ps(static_cast<float>(1.0 / 255.0));
+  V R, G, B, maxc, range, s, div, n1, n2, h;
+  __mmask16 eqc[kGroups], is_r[kGroups], is_g[kGroups];
+  AUG_EACH R[i] = _mm512_mul_ps(r[i], in_scale), G[i] = _mm512_mul_ps(g[i], in_scale),
+           B[i] = _mm512_mul_ps(b[i], in_scale);
+  AUG_EACH maxc[i] = _mm512_max_ps(_mm512_max_ps(R[i], G[i]), B[i]);
+  AUG_EACH range[i] = _mm512_min_ps(_mm512_min_ps(R[i], G[i]), B[i]);  // minc, for now
+  AUG_EACH eqc[i] = _mm512_cmp_ps_mask(maxc[i], range[i], _CMP_EQ_OQ);
+  AUG_EACH range[i] = _mm512_sub_ps(maxc[i], range[i]);
+  AUG_EACH s[i] = _mm512_div_ps(range[i], _mm512_mask_blend_ps(eqc[i], maxc[i], one));
+  AUG_EACH div[i] = _mm512_mask_blend_ps(eqc[i], range[i], one);
+  AUG_EACH is_r[i] = _mm512_cmp_ps_mask(maxc[i], R[i], _CMP_EQ_OQ);
+  AUG_EACH is_g[i] = _kandn_mask16(is_r[i], _mm512_cmp_ps_mask(maxc[i], G[i], _CMP_EQ_OQ));
+  // maxc - R, - G, - B in place of R, G, B.
+  AUG_EACH R[i] = _mm512_sub_ps(maxc[i], R[i]), G[i] = _mm512_sub_ps(maxc[i], G[i]), B[i] = _mm512_sub_ps(maxc[i], B[i]);
+  AUG_EACH n1[i] = _mm512_mask_blend_ps(is_r[i], _mm512_mask_blend_ps(is_g[i], G[i], R[i]), B[i]);
+  AUG_EACH n2[i] = _mm512_mask_blend_ps(is_r[i], _mm512_mask_blend_ps(is_g[i], R[i], B[i]), G[i]);
+  AUG_EACH h[i] = _mm512_mask_blend_ps(is_r[i], _mm512_mask_blend_ps(is_g[i], _mm512_set1_ps(4.f), _mm512_set1_ps(2.f)),
+                                       zero);  // the sector's addend
+  AUG_EACH h[i] = _mm512_sub_ps(_mm512_add_ps(_mm512_div_ps(n1[i], div[i]), h[i]), _mm512_div_ps(n2[i], div[i]));
+  AUG_EACH h[i] = _mm512_mul_ps(h[i], _mm512_set1_ps(static_cast<float>(1.0 / 6.0)));
+  AUG_EACH n1[i] = _mm512_add_ps(h[i], one);
+  AUG_EACH h[i] = _mm512_sub_ps(n1[i], _mm512_roundscale_ps(n1[i], kTrunc));
+  AUG_EACH n1[i] = _mm512_add_ps(h[i], shift);
+  AUG_EACH h[i] = _mm512_sub_ps(n1[i], _mm512_roundscale_ps(n1[i], kTrunc));
+  AUG_EACH h[i] = _mm512_mask_add_ps(h[i], _mm512_cmp_ps_mask(h[i], zero, _CMP_LT_OQ), h[i], one);
+  AUG_EACH h[i] = _mm512_mul_ps(h[i], _mm512_set1_ps(6.f));                // h6
+  AUG_EACH n1[i] = _mm512_roundscale_ps(h[i], kTrunc);                      // fi
+  AUG_EACH h[i] = _mm512_mul_ps(s[i], _mm512_sub_ps(h[i], n1[i]));          // s f
+  AUG_EACH s[i] = _mm512_sub_ps(one, s[i]);                                 // 1 - s
+  const __m512 out_scale = _mm512_set1_ps(static_cast<float>(256.0 - 1e-3)), top = _mm512_set1_ps(255.f);
+  AUG_EACH {
+    const __m512 v = maxc[i], sxf = h[i], one_minus_s = s[i];
+    const __m512i sector = _mm512_cvttps_epi32(n1[i]);  // 0 .. 6, and 6 is sector 0
+    const __m512 q = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_sub_ps(one, sxf), v), zero), one);
+    const __m512 u = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_add_ps(sxf, one_minus_s), v), zero), one);
+    const __m512 p = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(one_minus_s, v), zero), one);
+    const __mmask16 s1 = _mm512_cmpeq_epi32_mask(sector, _mm512_set1_epi32(1));
+    const __mmask16 s2 = _mm512_cmpeq_epi32_mask(sector, _mm512_set1_epi32(2));
+    const __mmask16 s3 = _mm512_cmpeq_epi32_mask(sector, _mm512_set1_epi32(3));
+    const __mmask16 s4 = _mm512_cmpeq_epi32_mask(sector, _mm512_set1_epi32(4));
+    const __mmask16 s5 = _mm512_cmpeq_epi32_mask(sector, _mm512_set1_epi32(5));
+    // Sectors 0 .. 5: (v, u, p), (q, v, p), (p, v, u), (p, q, v), (u, p, v), (v, p, q).
+    __m512 ro = _mm512_mask_blend_ps(s4, v, u);
+    ro = _mm512_mask_blend_ps(_kor_mask16(s2, s3), ro, p);
+    ro = _mm512_mask_blend_ps(s1, ro, q);
+    __m512 go = _mm512_mask_blend_ps(_kor_mask16(s4, s5), u, p);
+    go = _mm512_mask_blend_ps(s3, go, q);
+    go = _mm512_mask_blend_ps(_kor_mask16(s1, s2), go, v);
+    __m512 bo = _mm512_mask_blend_ps(s2, p, u);
+    bo = _mm512_mask_blend_ps(_kor_mask16(s3, s4), bo, v);
+    bo = _mm512_mask_blend_ps(s5, bo, q);
+    r[i] = _mm512_min_ps(_mm512_roundscale_ps(_mm512_mul_ps(ro, out_scale), kTrunc), top);
+    g[i] = _mm512_min_ps(_mm512_roundscale_ps(_mm512_mul_ps(go, out_scale), kTrunc), top);
+    b[i] = _mm512_min_ps(_mm512_roundscale_ps(_mm512_mul_ps(bo, out_scale), kTrunc), top);
+  }
+}
+
+// Adjustments op[from .. to) of `a` on the rows of `src`, pixels of C = 3 or 4 channels kGroups x 16
+// at a time, into `dst` when it has data (alpha copied); returns the sum of the result's floored
+// grays when `sum` is set. The last pixels of a row are read and written under masks.
+template <int C>
+[[AUG_JITTER_AVX512]] std::uint64_t steps_avx512(View<const std::uint8_t> src, View<std::uint8_t> dst,
+                                                 const JitterArgs& a, int from, int to, float mean, bool sum) {
+  // RGB: channel c of pixel i is byte 3 i + c; each goes to the low byte of dword i (the other bytes
+  // zeroed by the mask), and back from byte 4 i + c of r | g << 8 | b << 16.
+  alignas(64) std::uint8_t idx[3][64], back[64];
+  for (int j = 0; j < 64; ++j) {
+    for (int c = 0; c < 3; ++c) idx[c][j] = static_cast<std::uint8_t>(j % 4 == 0 ? (3 * (j / 4) + c) : 0);
+    back[j] = static_cast<std::uint8_t>(j < 48 ? 4 * (j / 3) + j % 3 : 0);
+  }
+  const __m512i idx_back = _mm512_load_si512(back);
+  const __mmask64 low_bytes = 0x1111111111111111ull;
+  const __m512i byte = _mm512_set1_epi32(0xFF);
+  const __m512 shift = _mm512_set1_ps(a.hue);
+  std::uint64_t total = 0;
+  for (int y = 0; y < src.height; ++y) {
+    const std::uint8_t* s = src.row(y);
+    std::uint8_t* d = dst.data ? dst.row(y) : nullptr;
+    __m512i acc = _mm512_setzero_si512();
+    for (int x0 = 0; x0 < src.width; x0 += 16 * kGroups) {
+      __mmask16 lanes[kGroups];
+      __mmask64 bytes[kGroups];
+      __m512i v[kGroups];
+      V rgb[3];
+      AUG_EACH {
+        const int x = x0 + 16 * i;
+        const int n = src.width - x < 0 ? 0 : (src.width - x < 16 ? src.width - x : 16);
+        lanes[i] = static_cast<__mmask16>((1u << n) - 1u);
+        bytes[i] = n * C == 64 ? ~0ull : (1ull << (n * C)) - 1ull;
+        v[i] = _mm512_maskz_loadu_epi8(bytes[i], s + static_cast<std::size_t>(x) * C);
+        __m512i ri, gi, bi;
+        if constexpr (C == 3) {
+          ri = _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[0]), v[i]);
+          gi = _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[1]), v[i]);
+          bi = _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[2]), v[i]);
+        } else {
+          ri = _mm512_and_si512(v[i], byte);
+          gi = _mm512_and_si512(_mm512_srli_epi32(v[i], 8), byte);
+          bi = _mm512_and_si512(_mm512_srli_epi32(v[i], 16), byte);
+        }
+        rgb[0][i] = _mm512_cvtepi32_ps(ri), rgb[1][i] = _mm512_cvtepi32_ps(gi), rgb[2][i] = _mm512_cvtepi32_ps(bi);
+      }
+      for (int k = from; k < to; ++k) {
+        const int op = a.op[k];
+        const __m512 f = _mm512_set1_ps(a.ratio[op]);
+        if (op == kJitterBrightness) {
+          scale16(rgb, f, nullptr);
+        } else if (op == kJitterContrast) {
+          V m;
+          AUG_EACH m[i] = _mm512_set1_ps(a.rest[op] * mean);
+          scale16(rgb, f, &m);
+        } else if (op == kJitterSaturation) {
+          V m;
+          gray16(rgb[0], rgb[1], rgb[2], m);
+          AUG_EACH m[i] = _mm512_mul_ps(_mm512_set1_ps(a.rest[op]), m[i]);
+          scale16(rgb, f, &m);
+        } else {
+          hue16(rgb[0], rgb[1], rgb[2], shift);
+        }
+      }
+      if (sum) {
+        V l;
+        gray16(rgb[0], rgb[1], rgb[2], l);
+        AUG_EACH acc = _mm512_mask_add_epi32(acc, lanes[i], acc, _mm512_cvttps_epi32(l[i]));
+      }
+      if (d == nullptr) continue;
+      AUG_EACH {
+        if (lanes[i] == 0) continue;
+        __m512i px = _mm512_or_si512(_mm512_cvttps_epi32(rgb[0][i]), _mm512_slli_epi32(_mm512_cvttps_epi32(rgb[1][i]), 8));
+        px = _mm512_or_si512(px, _mm512_slli_epi32(_mm512_cvttps_epi32(rgb[2][i]), 16));
+        if constexpr (C == 3) px = _mm512_permutexvar_epi8(idx_back, px);
+        else px = _mm512_or_si512(px, _mm512_andnot_si512(_mm512_set1_epi32(0xFFFFFF), v[i]));
+        _mm512_mask_storeu_epi8(d + static_cast<std::size_t>(x0 + 16 * i) * C, bytes[i], px);
+      }
+    }
+    if (sum) total += static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm512_reduce_add_epi32(acc)));
+  }
+  return total;
+}
+#undef AUG_EACH
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
 void hue_row(float* r, float* g, float* b, int n, float hue) {
 #if defined(AUG_JITTER_AVX2)
   static const bool avx2 = host_has_avx2();
@@ -238,6 +429,11 @@ struct Planes {
 // nothing when dst has no data.
 std::uint64_t steps(View<const std::uint8_t> src, View<std::uint8_t> dst, const JitterArgs& a, int from, int to,
                     float mean, bool sum) {
+#if defined(AUG_JITTER_AVX2)
+  static const bool avx512 = host_has_avx512_vbmi();
+  if (avx512 && a.color_channels == 3 && src.channels == 3) return steps_avx512<3>(src, dst, a, from, to, mean, sum);
+  if (avx512 && a.color_channels == 3 && src.channels == 4) return steps_avx512<4>(src, dst, a, from, to, mean, sum);
+#endif
   std::uint64_t total = 0;
   Planes p(src.width, src.channels, a.color_channels);
   for (int y = 0; y < src.height; ++y) {

@@ -249,21 +249,25 @@ struct PhiloxState16 {
 }
 #endif
 
-// Whether the hand-written vector paths may run: not when the environment sets
-// AUGMENT_HOST_SIMD=off, so that the tests run every driver's portable path too (the loops the
-// compiler vectorises itself, AUG_CLONES, are the same source either way).
-[[maybe_unused]] bool host_vectors_on() {
-  static const bool on = [] {
+// How far the hand-written vector paths may go, from AUGMENT_HOST_SIMD in the environment: "off"
+// (0) runs every driver's portable path (the loops the compiler vectorises itself, AUG_CLONES, are
+// the same source either way), "avx2" (1) the AVX2 paths but none of AVX-512, so that the tests run
+// those on a processor that has both; unset (or anything else, 2) whatever the processor has.
+[[maybe_unused]] int host_vector_level() {
+  static const int level = [] {
     const char* e = std::getenv("AUGMENT_HOST_SIMD");
-    return !(e && std::strcmp(e, "off") == 0);
+    if (e && std::strcmp(e, "off") == 0) return 0;
+    if (e && std::strcmp(e, "avx2") == 0) return 1;
+    return 2;
   }();
-  return on;
+  return level;
 }
+[[maybe_unused]] bool host_vectors_on() { return host_vector_level() > 0; }
 
 // Whether the machine has AVX2 / AVX-512F (the vector drivers' runtime dispatch), and they may run.
 [[maybe_unused]] bool host_has_avx2() {
 #if defined(AUG_AVX2_PHILOX)
-  static const bool yes = host_vectors_on() && __builtin_cpu_supports("avx2");
+  static const bool yes = host_vector_level() >= 1 && __builtin_cpu_supports("avx2");
   return yes;
 #else
   return false;
@@ -271,7 +275,25 @@ struct PhiloxState16 {
 }
 [[maybe_unused]] bool host_has_avx512() {
 #if defined(AUG_AVX2_PHILOX)
-  static const bool yes = host_vectors_on() && __builtin_cpu_supports("avx512f");
+  static const bool yes = host_vector_level() >= 2 && __builtin_cpu_supports("avx512f");
+  return yes;
+#else
+  return false;
+#endif
+}
+// AVX-512 with byte and word operations and byte permutes (BW, VBMI).
+[[maybe_unused]] bool host_has_avx512_vbmi() {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool yes = host_has_avx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+  return yes;
+#else
+  return false;
+#endif
+}
+// AVX-512 with byte and word operations and the 8/16-bit dot products (BW, VNNI).
+[[maybe_unused]] bool host_has_avx512_vnni() {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool yes = host_has_avx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
   return yes;
 #else
   return false;

@@ -254,7 +254,7 @@ void fog_blur_rows(const FogRowSource& in, View<std::uint8_t> out, const std::in
 
 void fog_lookup(const std::uint8_t* s, std::uint8_t* d, std::size_t n, const std::uint8_t* t) {
 #if defined(AUG_AVX2_PHILOX)
-  static const bool vbmi = host_vectors_on() && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+  static const bool vbmi = host_has_avx512_vbmi();
   if (vbmi) return fog_cpu_impl::fog_lookup_vbmi(s, d, n, t);
 #endif
   for (std::size_t i = 0; i < n; ++i) d[i] = t[s[i]];
@@ -295,7 +295,7 @@ bool fog_blur(const FogRowSource& in, View<std::uint8_t> out, const std::int32_t
     total += weights[j];
   }
   if (total != 256) return false;  // 8 fraction bits a pass: the sums fit 16 bits, the shift is 16
-  static const bool avx512 = host_vectors_on() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+  static const bool avx512 = host_has_avx512_vnni();
   fog_cpu_impl::fog_blur_rows(in, out, weights, ksize, avx512 && vector_bits >= 512);
   return true;
 #else
