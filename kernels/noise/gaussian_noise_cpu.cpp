@@ -115,6 +115,86 @@ template <class T>
     d[i] = static_cast<T>(static_cast<std::int32_t>(y));
   }
 }
+
+// With AVX-512 (BW, VBMI), 8-bit RGB with a word per channel: sixteen pixels at a time from their
+// bytes to their bytes, each value's normal read from the pairs (sixteen 64-bit loads per channel,
+// faster than AVX-512's gathers on the AMD EPYC this was measured on) and added in registers, the
+// same binary32 operations as noise_rgb_avx2 and add_noise_avx2 in the same order.
+#define AUG_NOISE_AVX512 gnu::target("avx512f,avx512bw,avx512vbmi")
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// mean + sigma standard_normal(bits) of sixteen words; lanes outside `lanes` hold 0 words and are
+// not used.
+[[AUG_NOISE_AVX512, gnu::always_inline]] inline __m512 noise16(__m512i bits, const float* pairs, const float* normal,
+                                                                __m512 mean, __m512 sigma) {
+  const __m512i m = _mm512_srli_epi32(bits, 8);
+  const __m512i cell = _mm512_srli_epi32(m, 12);
+  const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_and_si512(m, _mm512_set1_epi32(4095))),
+                                 _mm512_set1_ps(1.0f / 4096.0f));
+  alignas(64) std::uint32_t c[16];
+  _mm512_store_si512(c, cell);
+  const __mmask16 edge = _kor_mask16(_mm512_cmpeq_epi32_mask(cell, _mm512_setzero_si512()),
+                                     _mm512_cmpeq_epi32_mask(cell, _mm512_set1_epi32(kNormalCells - 1)));
+  __m512 z;
+  if (__builtin_expect(edge != 0, 0)) {
+    alignas(64) std::uint32_t w[16];
+    alignas(64) float zz[16];
+    _mm512_store_si512(w, bits);
+    for (int l = 0; l < 16; ++l) zz[l] = standard_normal(w[l], normal);
+    z = _mm512_load_ps(zz);
+  } else {
+    const auto* base = reinterpret_cast<const long long*>(pairs);
+    const __m512i g0 = _mm512_setr_epi64(base[c[0]], base[c[1]], base[c[2]], base[c[3]], base[c[4]], base[c[5]],
+                                         base[c[6]], base[c[7]]);
+    const __m512i g1 = _mm512_setr_epi64(base[c[8]], base[c[9]], base[c[10]], base[c[11]], base[c[12]], base[c[13]],
+                                         base[c[14]], base[c[15]]);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512 a = _mm512_castsi512_ps(_mm512_permutex2var_epi32(g0, even, g1));
+    const __m512 d = _mm512_castsi512_ps(_mm512_permutex2var_epi32(g0, odd, g1));
+    z = _mm512_add_ps(a, _mm512_mul_ps(f, d));
+  }
+  return _mm512_add_ps(mean, _mm512_mul_ps(sigma, z));
+}
+
+[[AUG_NOISE_AVX512]] void noisy_rgb8_avx512(const std::uint8_t* s, std::uint8_t* d, const std::uint32_t* w0,
+                                            const std::uint32_t* w1, const std::uint32_t* w2, int width,
+                                            const float* pairs, const float* normal, float mean, float sigma) {
+  // Channel c of pixel i is byte 3 i + c: it goes to the low byte of dword i, and comes back from
+  // byte 4 i + c of r | g << 8 | b << 16.
+  alignas(64) std::uint8_t idx[3][64], back[64];
+  for (int j = 0; j < 64; ++j) {
+    for (int c = 0; c < 3; ++c) idx[c][j] = static_cast<std::uint8_t>(j % 4 == 0 ? (3 * (j / 4) + c) : 0);
+    back[j] = static_cast<std::uint8_t>(j < 48 ? 4 * (j / 3) + j % 3 : 0);
+  }
+  const std::uint32_t* const w[3] = {w0, w1, w2};
+  const __m512i idx_back = _mm512_load_si512(back);
+  const __mmask64 low_bytes = 0x1111111111111111ull;
+  const __m512 mv = _mm512_set1_ps(mean), sv = _mm512_set1_ps(sigma), zero = _mm512_setzero_ps(),
+               top = _mm512_set1_ps(255.f);
+  for (int x = 0; x < width; x += 16) {
+    const int n = width - x < 16 ? width - x : 16;
+    const __mmask16 lanes = static_cast<__mmask16>((1u << n) - 1u);
+    const __mmask64 bytes = (1ull << (3 * n)) - 1ull;
+    const __m512i v = _mm512_maskz_loadu_epi8(bytes, s + 3 * static_cast<std::size_t>(x));
+    __m512i px = _mm512_setzero_si512();
+    for (int c = 0; c < 3; ++c) {
+      const __m512 z = noise16(_mm512_maskz_loadu_epi32(lanes, w[c] + x), pairs, normal, mv, sv);
+      const __m512 in = _mm512_cvtepi32_ps(_mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[c]), v));
+      __m512 y = _mm512_add_ps(in, _mm512_mul_ps(z, top));
+      y = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      y = _mm512_min_ps(top, _mm512_max_ps(zero, y));
+      px = _mm512_or_si512(px, _mm512_slli_epi32(_mm512_cvttps_epi32(y), 8 * c));
+    }
+    _mm512_mask_storeu_epi8(d + 3 * static_cast<std::size_t>(x), bytes, _mm512_permutexvar_epi8(idx_back, px));
+  }
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 // The normals of n words (noise_values), or of RGB pixels' three words (noise_rgb), with AVX2 where
@@ -156,6 +236,7 @@ void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& a) {
 #if defined(AUG_AVX2_PHILOX)
   const std::vector<float> pairs = host_has_avx2() ? normal_cell_pairs(a.normal)
                                                                        : std::vector<float>{};
+  static const bool rgb8_avx512 = host_has_avx512_vbmi();
 #else
   const std::vector<float> pairs;
 #endif
@@ -163,6 +244,15 @@ void gaussian_noise(View<const T> in, View<T> out, const NoiseArgs& a) {
     const std::uint32_t first = static_cast<std::uint32_t>(static_cast<std::size_t>(y) * n);
     philox_blocks(a.stream, first, 1, W, words.data(), words.data() + n, words.data() + 2 * n);
     // Value c of pixel x takes word c (word 0 without per_channel) of block x; alpha takes none.
+#if defined(AUG_AVX2_PHILOX)
+    if constexpr (std::is_same_v<T, std::uint8_t>) {
+      if (rgb8_avx512 && C == 3 && cc == 3 && a.per_channel) {
+        gaussian_noise_cpu_impl::noisy_rgb8_avx512(in.row(y), out.row(y), words.data(), words.data() + n,
+                                                   words.data() + 2 * n, W, pairs.data(), a.normal, a.mean, a.sigma);
+        continue;
+      }
+    }
+#endif
     if (C == 3 && cc == 3 && a.per_channel) {
       gaussian_noise_cpu_impl::noise_of_rgb(words.data(), words.data() + n, words.data() + 2 * n, z.data(), W, pairs,
                                             a.normal, a.mean, a.sigma);
