@@ -17,6 +17,11 @@ namespace {
 
 template <class T, class V>
 AUG_CLONES void plane_rows(View<const T> in, V* plane, std::uint8_t* ab, const Lab8Tables* lab, int cc) {
+  std::vector<std::uint16_t> xyz_row(cc == 3 ? 3 * static_cast<std::size_t>(in.width) : 0);
+  std::uint16_t* const xyz = xyz_row.data();
+  std::int32_t c[9] = {};
+  if (lab)
+    for (int k = 0; k < 9; ++k) c[k] = lab->to_xyz[k];
   for (int y = 0; y < in.height; ++y) {
     const T* s = in.row(y);
     V* p = plane + static_cast<std::size_t>(y) * in.width;
@@ -27,13 +32,21 @@ AUG_CLONES void plane_rows(View<const T> in, V* plane, std::uint8_t* ab, const L
       }
       continue;
     }
+    // rgb_to_lab8 in its two steps, each over the row (as apply_rows: the table reads of many pixels
+    // overlap).
     std::uint8_t* q = ab + 2 * static_cast<std::size_t>(y) * in.width;
-    std::int32_t c[9];
-    for (int k = 0; k < 9; ++k) c[k] = lab->to_xyz[k];
     for (int x = 0; x < in.width; ++x) {
       const T* px = s + x * in.channels;
+      int ix, iy, iz;
+      rgb_to_xyz8(to_u8_io(px[0]), to_u8_io(px[1]), to_u8_io(px[2]), *lab, c, ix, iy, iz);
+      xyz[3 * x] = static_cast<std::uint16_t>(ix);
+      xyz[3 * x + 1] = static_cast<std::uint16_t>(iy);
+      xyz[3 * x + 2] = static_cast<std::uint16_t>(iz);
+    }
+    const std::uint16_t* root = lab->cbrt;
+    for (int x = 0; x < in.width; ++x) {
       std::uint8_t L, A, B;
-      rgb_to_lab8(to_u8_io(px[0]), to_u8_io(px[1]), to_u8_io(px[2]), *lab, c, L, A, B);
+      lab8_of_roots(root[xyz[3 * x]], root[xyz[3 * x + 1]], root[xyz[3 * x + 2]], L, A, B);
       p[x] = L;
       q[2 * x] = A;
       q[2 * x + 1] = B;
@@ -60,6 +73,9 @@ void histograms(const V* plane, unsigned* hist, const ClaheGeometry& g) {
   }
 }
 
+// Per row, first every value's blend of its four tables into `blended`, then the output pixels from
+// it: two short loops instead of one long one, so that the processor overlaps the table reads of many
+// pixels (one loop of both was 1.3x slower on an AMD EPYC).
 template <class T, class V>
 AUG_CLONES void apply_rows(View<const T> in, View<T> out, const V* plane, const std::uint8_t* ab, const V* lut,
                 const Lab8Tables* lab, const ClaheGeometry& g, int cc) {
@@ -72,33 +88,37 @@ AUG_CLONES void apply_rows(View<const T> in, View<T> out, const V* plane, const 
     const ClaheAxis a = clahe_axis(x, g.inv_tw, g.tiles_x);
     cols[x] = {a, static_cast<std::size_t>(a.t1) * g.bins, static_cast<std::size_t>(a.t2) * g.bins};
   }
+  std::vector<V> blended(static_cast<std::size_t>(g.width));
+  V* const v = blended.data();
   const std::size_t plane_tables = static_cast<std::size_t>(g.tiles_x) * g.bins;
+  std::int32_t c[9] = {};
+  if (lab)
+    for (int k = 0; k < 9; ++k) c[k] = lab->to_rgb[k];
   for (int y = 0; y < g.height; ++y) {
     const ClaheAxis cy = clahe_axis(y, g.inv_th, g.tiles_y);
     const V* row1 = lut + cy.t1 * plane_tables;
     const V* row2 = lut + cy.t2 * plane_tables;
     const V* p = plane + static_cast<std::size_t>(y) * g.width;
+    for (int x = 0; x < g.width; ++x) {
+      const Column& col = cols[x];
+      v[x] = clahe_blend<V>(row1, row2, col.i1, col.i2, col.axis, cy, p[x]);
+    }
     const std::uint8_t* q = ab ? ab + 2 * static_cast<std::size_t>(y) * g.width : nullptr;
     const T* s = in.row(y);
     T* d = out.row(y);
-    std::int32_t c[9] = {};
-    if (lab)
-      for (int k = 0; k < 9; ++k) c[k] = lab->to_rgb[k];
     for (int x = 0; x < g.width; ++x) {
-      const Column& col = cols[x];
-      const V v = clahe_blend<V>(row1, row2, col.i1, col.i2, col.axis, cy, p[x]);
       T* dp = d + x * out.channels;
       if (cc == 1) {
-        if constexpr (std::is_same_v<V, std::uint16_t>) dp[0] = static_cast<T>(v);
-        else dp[0] = from_u8_io<T>(v);
+        if constexpr (std::is_same_v<V, std::uint16_t>) dp[0] = static_cast<T>(v[x]);
+        else dp[0] = from_u8_io<T>(v[x]);
       } else {
         std::uint8_t r, gg, b;
-        lab8_to_rgb(v, q[2 * x], q[2 * x + 1], *lab, c, r, gg, b);
+        lab8_to_rgb(v[x], q[2 * x], q[2 * x + 1], *lab, c, r, gg, b);
         dp[0] = from_u8_io<T>(r);
         dp[1] = from_u8_io<T>(gg);
         dp[2] = from_u8_io<T>(b);
       }
-      for (int c = cc; c < out.channels; ++c) dp[c] = s[x * in.channels + c];
+      for (int k = cc; k < out.channels; ++k) dp[k] = s[x * in.channels + k];
     }
   }
 }

@@ -36,19 +36,28 @@ struct Lab8Tables {
 
 AUG_HD std::uint8_t lab8_sat(int v) { return static_cast<std::uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v)); }
 
+// rgb_to_lab8 in two steps, for callers that run each over a row (the host driver of clahe): the
+// cube-root table's indices of X, Y and Z, then L, a and b from the three table values.
 // `c`: t.to_xyz, or a copy of it that the caller keeps in registers (stores through uint8_t pointers
 // may alias the tables, which would make the compiler reload them).
-AUG_HD void rgb_to_lab8(int r, int g, int b, const Lab8Tables& t, const std::int32_t* c, std::uint8_t& L,
-                        std::uint8_t& A, std::uint8_t& B) {
+AUG_HD void rgb_to_xyz8(int r, int g, int b, const Lab8Tables& t, const std::int32_t* c, int& ix, int& iy, int& iz) {
   const int R = t.gamma[r], G = t.gamma[g], Bl = t.gamma[b];
-  const int fx = t.cbrt[(R * c[0] + G * c[1] + Bl * c[2] + (1 << 11)) >> 12];
-  const int fy = t.cbrt[(R * c[3] + G * c[4] + Bl * c[5] + (1 << 11)) >> 12];
-  const int fz = t.cbrt[(R * c[6] + G * c[7] + Bl * c[8] + (1 << 11)) >> 12];
+  ix = (R * c[0] + G * c[1] + Bl * c[2] + (1 << 11)) >> 12;
+  iy = (R * c[3] + G * c[4] + Bl * c[5] + (1 << 11)) >> 12;
+  iz = (R * c[6] + G * c[7] + Bl * c[8] + (1 << 11)) >> 12;
+}
+AUG_HD void lab8_of_roots(int fx, int fy, int fz, std::uint8_t& L, std::uint8_t& A, std::uint8_t& B) {
   constexpr int kLscale = (116 * 255 + 50) / 100;                    // 296
   constexpr int kLshift = -((16 * 255 * (1 << 15) + 50) / 100);      // -1336934
   L = static_cast<std::uint8_t>((kLscale * fy + kLshift + (1 << 14)) >> 15);  // fy in [4520, 32768]: L in [0, 255]
   A = lab8_sat((500 * (fx - fy) + (128 << 15) + (1 << 14)) >> 15);
   B = lab8_sat((200 * (fy - fz) + (128 << 15) + (1 << 14)) >> 15);
+}
+AUG_HD void rgb_to_lab8(int r, int g, int b, const Lab8Tables& t, const std::int32_t* c, std::uint8_t& L,
+                        std::uint8_t& A, std::uint8_t& B) {
+  int ix, iy, iz;
+  rgb_to_xyz8(r, g, b, t, c, ix, iy, iz);
+  lab8_of_roots(t.cbrt[ix], t.cbrt[iy], t.cbrt[iz], L, A, B);
 }
 AUG_HD void rgb_to_lab8(int r, int g, int b, const Lab8Tables& t, std::uint8_t& L, std::uint8_t& A, std::uint8_t& B) {
   rgb_to_lab8(r, g, b, t, t.to_xyz, L, A, B);
