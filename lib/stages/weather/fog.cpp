@@ -160,7 +160,11 @@ class FogOp final : public Op {
       for (int y = std::max(0, p.y - p.r); y <= std::min(H - 1, p.y + p.r); ++y) per_row[static_cast<std::size_t>(y) + 1] += 2;
     }
     for (int y = 0; y < H; ++y) per_row[static_cast<std::size_t>(y) + 1] += per_row[static_cast<std::size_t>(y)];
-    std::vector<std::uint32_t> ends(per_row[static_cast<std::size_t>(H)]);  // column * 2 + (1: opens, 0: closes)
+    // column * 2 + (1: opens, 0: closes); kept by each thread from image to image (it is written before
+    // it is read), so that a stream of images does not fault in fresh pages for it.
+    thread_local std::vector<std::uint32_t> ends_buffer;
+    if (ends_buffer.size() < per_row[static_cast<std::size_t>(H)]) ends_buffer.resize(per_row[static_cast<std::size_t>(H)]);
+    std::uint32_t* const ends = ends_buffer.data();
     {
       // Each row's opening ends, then its closing ends; the circles taken from left to right, so
       // that both lists come nearly sorted (an insertion sort below puts them in order).
@@ -188,10 +192,12 @@ class FogOp final : public Op {
     std::vector<std::uint32_t> merged;
     int most = 0;
     row_start_.reserve(static_cast<std::size_t>(H) + 1);
+    // At most one run per row and one per end: room for all of them, so that the list is never copied.
+    runs_.reserve(static_cast<std::size_t>(per_row[static_cast<std::size_t>(H)]) + static_cast<std::size_t>(H));
     for (int y = 0; y < H; ++y) {
       row_start_.push_back(static_cast<std::uint32_t>(runs_.size()));
-      std::uint32_t* const lo = ends.data() + per_row[static_cast<std::size_t>(y)];
-      std::uint32_t* const hi = ends.data() + per_row[static_cast<std::size_t>(y) + 1];
+      std::uint32_t* const lo = ends + per_row[static_cast<std::size_t>(y)];
+      std::uint32_t* const hi = ends + per_row[static_cast<std::size_t>(y) + 1];
       std::uint32_t* const mid = lo + (hi - lo) / 2;
       insertion_sort(lo, mid);
       insertion_sort(mid, hi);
