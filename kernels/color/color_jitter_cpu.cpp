@@ -237,15 +237,6 @@ using V = __m512[kGroups];
 template <int C>
 [[AUG_JITTER_AVX512]] std::uint64_t steps_avx512(View<const std::uint8_t> src, View<std::uint8_t> dst,
                                                  const JitterArgs& a, int from, int to, float mean, bool sum) {
-  // RGB: channel c of pixel i is byte 3 i + c; each goes to the low byte of dword i (the other bytes
-  // zeroed by the mask), and back from byte 4 i + c of r | g << 8 | b << 16.
-  alignas(64) std::uint8_t idx[3][64], back[64];
-  for (int j = 0; j < 64; ++j) {
-    for (int c = 0; c < 3; ++c) idx[c][j] = static_cast<std::uint8_t>(j % 4 == 0 ? (3 * (j / 4) + c) : 0);
-    back[j] = static_cast<std::uint8_t>(j < 48 ? 4 * (j / 3) + j % 3 : 0);
-  }
-  const __m512i idx_back = _mm512_load_si512(back);
-  const __mmask64 low_bytes = 0x1111111111111111ull;
   const __m512i byte = _mm512_set1_epi32(0xFF);
   const __m512 shift = _mm512_set1_ps(a.hue);
   std::uint64_t total = 0;
@@ -266,9 +257,9 @@ template <int C>
         v[i] = _mm512_maskz_loadu_epi8(bytes[i], s + static_cast<std::size_t>(x) * C);
         __m512i ri, gi, bi;
         if constexpr (C == 3) {
-          ri = _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[0]), v[i]);
-          gi = _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[1]), v[i]);
-          bi = _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[2]), v[i]);
+          ri = rgb8_channel16(v[i], 0);
+          gi = rgb8_channel16(v[i], 1);
+          bi = rgb8_channel16(v[i], 2);
         } else {
           ri = _mm512_and_si512(v[i], byte);
           gi = _mm512_and_si512(_mm512_srli_epi32(v[i], 8), byte);
@@ -304,7 +295,7 @@ template <int C>
         if (lanes[i] == 0) continue;
         __m512i px = _mm512_or_si512(_mm512_cvttps_epi32(rgb[0][i]), _mm512_slli_epi32(_mm512_cvttps_epi32(rgb[1][i]), 8));
         px = _mm512_or_si512(px, _mm512_slli_epi32(_mm512_cvttps_epi32(rgb[2][i]), 16));
-        if constexpr (C == 3) px = _mm512_permutexvar_epi8(idx_back, px);
+        if constexpr (C == 3) px = rgb8_join16(px);
         else px = _mm512_or_si512(px, _mm512_andnot_si512(_mm512_set1_epi32(0xFFFFFF), v[i]));
         _mm512_mask_storeu_epi8(d + static_cast<std::size_t>(x0 + 16 * i) * C, bytes[i], px);
       }

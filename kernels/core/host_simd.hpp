@@ -247,6 +247,32 @@ struct PhiloxState16 {
   _mm256_storeu_ps(o + 8, _mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49));
   _mm256_storeu_ps(o + 16, _mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92));
 }
+
+// Sixteen 8-bit RGB pixels (48 bytes) in an AVX-512 register, as 32-bit lanes per channel and back,
+// with byte permutes (AVX-512 VBMI): channel c of pixel i is byte 3 i + c; rgb8_channel16 puts it in
+// the low byte of lane i, rgb8_join16 takes it from byte c of lane i of r | g << 8 | b << 16.
+struct Rgb8Permutes {
+  std::uint8_t split[3][64];
+  std::uint8_t join[64];
+};
+constexpr Rgb8Permutes rgb8_permutes() {
+  Rgb8Permutes p{};
+  for (int j = 0; j < 64; ++j) {
+    for (int c = 0; c < 3; ++c) p.split[c][j] = static_cast<std::uint8_t>(j % 4 == 0 ? 3 * (j / 4) + c : 0);
+    p.join[j] = static_cast<std::uint8_t>(j < 48 ? 4 * (j / 3) + j % 3 : 0);
+  }
+  return p;
+}
+alignas(64) inline constexpr Rgb8Permutes kRgb8Permutes = rgb8_permutes();
+
+[[maybe_unused, gnu::target("avx512f,avx512bw,avx512vbmi"), gnu::always_inline]] inline __m512i rgb8_channel16(
+    __m512i bytes, int c) {
+  return _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(kRgb8Permutes.split[c]), bytes);
+}
+[[maybe_unused, gnu::target("avx512f,avx512bw,avx512vbmi"), gnu::always_inline]] inline __m512i rgb8_join16(
+    __m512i lanes) {
+  return _mm512_permutexvar_epi8(_mm512_load_si512(kRgb8Permutes.join), lanes);
+}
 #endif
 
 // How far the hand-written vector paths may go, from AUGMENT_HOST_SIMD in the environment: "off"

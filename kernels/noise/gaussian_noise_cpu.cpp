@@ -163,16 +163,7 @@ template <class T>
 [[AUG_NOISE_AVX512]] void noisy_rgb8_avx512(const std::uint8_t* s, std::uint8_t* d, const std::uint32_t* w0,
                                             const std::uint32_t* w1, const std::uint32_t* w2, int width,
                                             const float* pairs, const float* normal, float mean, float sigma) {
-  // Channel c of pixel i is byte 3 i + c: it goes to the low byte of dword i, and comes back from
-  // byte 4 i + c of r | g << 8 | b << 16.
-  alignas(64) std::uint8_t idx[3][64], back[64];
-  for (int j = 0; j < 64; ++j) {
-    for (int c = 0; c < 3; ++c) idx[c][j] = static_cast<std::uint8_t>(j % 4 == 0 ? (3 * (j / 4) + c) : 0);
-    back[j] = static_cast<std::uint8_t>(j < 48 ? 4 * (j / 3) + j % 3 : 0);
-  }
   const std::uint32_t* const w[3] = {w0, w1, w2};
-  const __m512i idx_back = _mm512_load_si512(back);
-  const __mmask64 low_bytes = 0x1111111111111111ull;
   const __m512 mv = _mm512_set1_ps(mean), sv = _mm512_set1_ps(sigma), zero = _mm512_setzero_ps(),
                top = _mm512_set1_ps(255.f);
   for (int x = 0; x < width; x += 16) {
@@ -183,13 +174,13 @@ template <class T>
     __m512i px = _mm512_setzero_si512();
     for (int c = 0; c < 3; ++c) {
       const __m512 z = noise16(_mm512_maskz_loadu_epi32(lanes, w[c] + x), pairs, normal, mv, sv);
-      const __m512 in = _mm512_cvtepi32_ps(_mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(idx[c]), v));
+      const __m512 in = _mm512_cvtepi32_ps(rgb8_channel16(v, c));
       __m512 y = _mm512_add_ps(in, _mm512_mul_ps(z, top));
       y = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       y = _mm512_min_ps(top, _mm512_max_ps(zero, y));
       px = _mm512_or_si512(px, _mm512_slli_epi32(_mm512_cvttps_epi32(y), 8 * c));
     }
-    _mm512_mask_storeu_epi8(d + 3 * static_cast<std::size_t>(x), bytes, _mm512_permutexvar_epi8(idx_back, px));
+    _mm512_mask_storeu_epi8(d + 3 * static_cast<std::size_t>(x), bytes, rgb8_join16(px));
   }
 }
 #if !defined(__clang__)
