@@ -21,47 +21,28 @@ namespace {
 
 // out[i] = sum_j w[j] * src(j)[i] in binary32, terms added in j order from 0: per lane, the
 // separable engine's weighted_sum (and the kernels' loops). Each lane's sum is a chain of dependent
-// additions; eight vectors (64 lanes) at a time keep enough chains in flight to hide their latency,
-// then 8 at a time, then one by one.
-template <class Src>
+// additions; eight vectors of V (L lanes each) at a time keep enough chains in flight to hide their
+// latency, then one vector at a time, then one value at a time.
+template <class V, int L, class Src>
 [[gnu::always_inline]] inline void wide_sum(float* __restrict out, Src src, int n, const float* w, int taps) {
   int i = 0;
-  for (; i + 64 <= n; i += 64) {
-    f8 a0 = {}, a1 = {}, a2 = {}, a3 = {}, a4 = {}, a5 = {}, a6 = {}, a7 = {};
+  for (; i + 8 * L <= n; i += 8 * L) {
+    V a[8] = {};
     for (int j = 0; j < taps; ++j) {
       const float* p = src(j) + i;
-      f8 v0, v1, v2, v3, v4, v5, v6, v7;
-      load8(v0, p);
-      load8(v1, p + 8);
-      load8(v2, p + 16);
-      load8(v3, p + 24);
-      load8(v4, p + 32);
-      load8(v5, p + 40);
-      load8(v6, p + 48);
-      load8(v7, p + 56);
-      a0 = a0 + w[j] * v0;
-      a1 = a1 + w[j] * v1;
-      a2 = a2 + w[j] * v2;
-      a3 = a3 + w[j] * v3;
-      a4 = a4 + w[j] * v4;
-      a5 = a5 + w[j] * v5;
-      a6 = a6 + w[j] * v6;
-      a7 = a7 + w[j] * v7;
+      for (int u = 0; u < 8; ++u) {
+        V v;
+        std::memcpy(&v, p + u * L, sizeof v);
+        a[u] = a[u] + w[j] * v;
+      }
     }
-    std::memcpy(out + i, &a0, sizeof a0);
-    std::memcpy(out + i + 8, &a1, sizeof a1);
-    std::memcpy(out + i + 16, &a2, sizeof a2);
-    std::memcpy(out + i + 24, &a3, sizeof a3);
-    std::memcpy(out + i + 32, &a4, sizeof a4);
-    std::memcpy(out + i + 40, &a5, sizeof a5);
-    std::memcpy(out + i + 48, &a6, sizeof a6);
-    std::memcpy(out + i + 56, &a7, sizeof a7);
+    for (int u = 0; u < 8; ++u) std::memcpy(out + i + u * L, &a[u], sizeof a[u]);
   }
-  for (; i + 8 <= n; i += 8) {
-    f8 acc = {};
+  for (; i + L <= n; i += L) {
+    V acc = {};
     for (int j = 0; j < taps; ++j) {
-      f8 x;
-      load8(x, src(j) + i);
+      V x;
+      std::memcpy(&x, src(j) + i, sizeof x);
       acc = acc + w[j] * x;
     }
     std::memcpy(out + i, &acc, sizeof acc);
@@ -73,12 +54,37 @@ template <class Src>
   }
 }
 
-AUG_CLONES void wide_conv_row(float* out, const float* m, int n, const float* w, int taps, int step) {
-  wide_sum(out, [&](int j) { return m + j * step; }, n, w, taps);
+AUG_CLONES void conv_row8(float* out, const float* m, int n, const float* w, int taps, int step) {
+  wide_sum<f8, 8>(out, [&](int j) { return m + j * step; }, n, w, taps);
+}
+AUG_CLONES void sum_rows8(float* out, const float* const* rows, int n, const float* w, int taps) {
+  wide_sum<f8, 8>(out, [&](int j) { return rows[j]; }, n, w, taps);
 }
 
-AUG_CLONES void wide_sum_rows(float* out, const float* const* rows, int n, const float* w, int taps) {
-  wide_sum(out, [&](int j) { return rows[j]; }, n, w, taps);
+#if defined(AUG_AVX2_PHILOX)
+// The same sums sixteen lanes wide with AVX-512 (the same operations per lane).
+using f16 = float __attribute__((vector_size(64)));
+[[gnu::target("avx512f")]] void conv_row16f(float* out, const float* m, int n, const float* w, int taps, int step) {
+  wide_sum<f16, 16>(out, [&](int j) { return m + j * step; }, n, w, taps);
+}
+[[gnu::target("avx512f")]] void sum_rows16f(float* out, const float* const* rows, int n, const float* w, int taps) {
+  wide_sum<f16, 16>(out, [&](int j) { return rows[j]; }, n, w, taps);
+}
+#endif
+
+void wide_conv_row(float* out, const float* m, int n, const float* w, int taps, int step) {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool avx512 = host_has_avx512();
+  if (avx512) return conv_row16f(out, m, n, w, taps, step);
+#endif
+  conv_row8(out, m, n, w, taps, step);
+}
+void wide_sum_rows(float* out, const float* const* rows, int n, const float* w, int taps) {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool avx512 = host_has_avx512();
+  if (avx512) return sum_rows16f(out, rows, n, w, taps);
+#endif
+  sum_rows8(out, rows, n, w, taps);
 }
 
 // dst = the horizontal blur of one row (n = W * C values).
