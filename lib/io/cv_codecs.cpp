@@ -17,7 +17,7 @@ constexpr const char* kName = "libaugment_cvcodecs.so";
 
 struct Plugin {
   void (*prepare)() = nullptr;
-  bool (*decode)(const unsigned char*, std::size_t, cv::Mat*) = nullptr;
+  bool (*decode)(const unsigned char*, std::size_t, int, cv::Mat*) = nullptr;
   bool (*encode)(const char*, const cv::Mat*, const int*, std::size_t, std::vector<unsigned char>*) = nullptr;
   std::string error;  // why it could not be loaded
 };
@@ -58,7 +58,7 @@ Plugin open_plugin() {
       continue;
     }
     p.prepare = reinterpret_cast<decltype(p.prepare)>(dlsym(handle, "augment_cvcodecs_prepare"));
-    p.decode = reinterpret_cast<decltype(p.decode)>(dlsym(handle, "augment_cvcodecs_decode"));
+    p.decode = reinterpret_cast<decltype(p.decode)>(dlsym(handle, "augment_cvcodecs_imdecode"));
     p.encode = reinterpret_cast<decltype(p.encode)>(dlsym(handle, "augment_cvcodecs_encode"));
     if (p.prepare && p.decode && p.encode) {
       spdlog::debug("OpenCV codecs: {}", path);
@@ -85,9 +85,9 @@ const Plugin& plugin() {
 
 void load() { (void)plugin(); }
 
-cv::Mat decode(const std::uint8_t* data, std::size_t size) {
+cv::Mat decode(const std::uint8_t* data, std::size_t size, int flags) {
   cv::Mat m;
-  if (!plugin().decode(data, size, &m)) m.release();
+  if (!plugin().decode(data, size, flags, &m)) m.release();
   return m;
 }
 

@@ -16,8 +16,9 @@
 
 namespace aug::cvcodecs {
 
-// cv::imdecode(IMREAD_UNCHANGED); empty when OpenCV cannot decode the bytes.
-cv::Mat decode(const std::uint8_t* data, std::size_t size);
+// cv::imdecode with `flags` (cv::IMREAD_*; -1 is IMREAD_UNCHANGED); empty when OpenCV cannot
+// decode the bytes.
+cv::Mat decode(const std::uint8_t* data, std::size_t size, int flags = -1);
 // cv::imencode; false when the encoder refuses the image.
 bool encode(const std::string& extension, const cv::Mat& image, const std::vector<int>& params,
             std::vector<std::uint8_t>& out);

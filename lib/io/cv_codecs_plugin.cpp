@@ -1,6 +1,7 @@
-// The plugin behind lib/io/cv_codecs.hpp: OpenCV's imgcodecs behind three C entry points, so
-// that augment loads libopencv_imgcodecs and its dependencies only when a run needs them.
-// Nothing here may throw across the boundary.
+// The plugin behind lib/io/cv_codecs.hpp: OpenCV's imgcodecs behind three C entry points, so that
+// augment (and the test programs) load libopencv_imgcodecs and its dependencies only when they
+// need them. An entry point's name changes with its signature, so that a stale plugin is refused
+// by name rather than called wrongly. Nothing here may throw across the boundary.
 #include <cstddef>
 #include <vector>
 
@@ -17,11 +18,11 @@ __attribute__((visibility("default"))) void augment_cvcodecs_prepare() {
   }
 }
 
-__attribute__((visibility("default"))) bool augment_cvcodecs_decode(const unsigned char* data, std::size_t size,
-                                                                    cv::Mat* out) {
+// cv::imdecode with its flags (cv::IMREAD_*).
+__attribute__((visibility("default"))) bool augment_cvcodecs_imdecode(const unsigned char* data, std::size_t size,
+                                                                      int flags, cv::Mat* out) {
   try {
-    *out = cv::imdecode(cv::Mat(1, static_cast<int>(size), CV_8U, const_cast<unsigned char*>(data)),
-                        cv::IMREAD_UNCHANGED);
+    *out = cv::imdecode(cv::Mat(1, static_cast<int>(size), CV_8U, const_cast<unsigned char*>(data)), flags);
     return !out->empty();
   } catch (...) {
     out->release();

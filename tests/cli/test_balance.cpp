@@ -27,7 +27,7 @@ void dataset(const fs::path& root, int n, const std::set<int>& rare) {
   for (int i = 0; i < n; ++i) {
     char name[32];
     std::snprintf(name, sizeof name, "im%03d", i);
-    cv::imwrite((root / "images" / (std::string(name) + ".png")).string(),
+    testing::imwrite((root / "images" / (std::string(name) + ".png")).string(),
                 cv::Mat(12 + i % 5, 16, CV_8UC3, cv::Scalar(i % 256, 80, 160)));
     std::string rows = "0 0.5 0.5 0.25 0.25\n";
     if (rare.count(i)) rows += "1 0.3 0.3 0.2 0.2\n";

@@ -106,11 +106,11 @@ TEST(ImportAlbumentations, ImportedPipelinesRunAndAgreeAcrossDevices) {
   std::ofstream(dir / "labels/coffee.txt") << "2 0.5 0.5 0.6 0.6\n";
   fs::create_directories(dir / "masks");
   for (const char* f : {"astronaut", "rocket", "coffee"}) {
-    const cv::Mat photo = cv::imread((dir / "img").string() + "/" + f + (std::string(f) == "coffee" ? ".png" : ".jpg"));
+    const cv::Mat photo = testing::imread((dir / "img").string() + "/" + f + (std::string(f) == "coffee" ? ".png" : ".jpg"));
     cv::Mat mask(photo.rows, photo.cols, CV_8U);
     for (int y = 0; y < mask.rows; ++y)
       for (int x = 0; x < mask.cols; ++x) mask.at<std::uint8_t>(y, x) = static_cast<std::uint8_t>((x / 64 + y / 64) % 3);
-    cv::imwrite((dir / "masks").string() + "/" + f + ".png", mask);
+    testing::imwrite((dir / "masks").string() + "/" + f + ".png", mask);
   }
   for (const char* name : {"classification.json", "detection.json", "segmentation.yaml"}) {
     SCOPED_TRACE(name);

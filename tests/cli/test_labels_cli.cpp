@@ -348,7 +348,7 @@ TEST(LabelsCli, PaletteMasksKeepTheirPaletteAndAgreeAcrossDevices) {
   testing::TempDir dir;
   fs::create_directories(dir / "img");
   fs::copy_file(testing::samples_dir() / "coffee.png", dir / "img/cup.png");
-  const cv::Mat photo = cv::imread((dir / "img/cup.png").string());
+  const cv::Mat photo = testing::imread((dir / "img/cup.png").string());
   labels::Mask m{Image(Shape{photo.cols, photo.rows, 1, DType::U8}), labels::Palette{{{0, 0, 0}, {128, 0, 0}, {0, 128, 0}}, {}}};
   for (int y = 0; y < photo.rows; ++y)
     for (int x = 0; x < photo.cols; ++x) m.image.view<std::uint8_t>().row(y)[x] = static_cast<std::uint8_t>(x < 100 ? 1 : (y < 50 ? 2 : 0));
@@ -411,10 +411,10 @@ TEST(LabelsCli, LabelDrawnCropsWriteTheLabelsOfTheirWindows) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(testing::read_text(dir / "n/labels/a.txt"), "0 0.500000 0.500000 1.000000 1.000000\n");
   EXPECT_EQ(testing::read_text(dir / "n/labels/b.txt"), "1 0.500000 0.500000 1.000000 1.000000\n");
-  const cv::Mat a = cv::imread((dir / "n/images/a.png").string(), cv::IMREAD_UNCHANGED);
+  const cv::Mat a = testing::imread((dir / "n/images/a.png").string(), cv::IMREAD_UNCHANGED);
   EXPECT_EQ(a.cols, 64);
   EXPECT_EQ(a.rows, 128);
-  const cv::Mat src = cv::imread((testing::samples_dir() / "camera.png").string(), cv::IMREAD_UNCHANGED);
+  const cv::Mat src = testing::imread((testing::samples_dir() / "camera.png").string(), cv::IMREAD_UNCHANGED);
   EXPECT_EQ(cv::norm(a, src(cv::Rect(96, 192, 64, 128)), cv::NORM_INF), 0);
 
   testing::write_text(dir / "mask.json", R"({"version": 1, "stages": [{"stage": "crop_non_empty_mask", "size": [100, 80]}]})");

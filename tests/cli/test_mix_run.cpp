@@ -27,14 +27,14 @@ void dataset(const fs::path& root) {
   for (int i = 0; i < 9; ++i) {
     const std::string stem = "a" + std::to_string(i);
     const std::string sub = i < 5 ? "x/" : "y/";
-    cv::Mat im = cv::imread((testing::samples_dir() / photos[i % 5]).string(), cv::IMREAD_UNCHANGED);
+    cv::Mat im = testing::imread((testing::samples_dir() / photos[i % 5]).string(), cv::IMREAD_UNCHANGED);
     cv::resize(im, im, cv::Size(), 0.3, 0.3, cv::INTER_AREA);
     fs::create_directories(root / "images" / sub);
-    cv::imwrite((root / "images" / sub / (stem + ".png")).string(), im);
+    testing::imwrite((root / "images" / sub / (stem + ".png")).string(), im);
     cv::Mat mask(im.rows, im.cols, CV_8UC1, cv::Scalar(0));
     cv::rectangle(mask, cv::Rect(im.cols / 4, im.rows / 4, im.cols / 2, im.rows / 2), cv::Scalar(1 + i % 3), cv::FILLED);
     fs::create_directories(root / "masks" / sub);
-    cv::imwrite((root / "masks" / sub / (stem + ".png")).string(), mask);
+    testing::imwrite((root / "masks" / sub / (stem + ".png")).string(), mask);
     testing::write_text(root / "labels" / sub / (stem + ".txt"),
                         std::to_string(i % 3) + " 0.5 0.5 0.5 0.5\n" + std::to_string((i + 1) % 3) + " 0.2 0.2 0.1 0.2\n");
   }

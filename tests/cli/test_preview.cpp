@@ -173,7 +173,7 @@ TEST(Preview, CaptionsCountTheObjectsKeptAndDropped) {
   EXPECT_EQ(count(html, ">5 objects</div>"), 1u);  // the original
   EXPECT_EQ(count(html, ">3 objects, 2 dropped</div>"), 2u);
   EXPECT_EQ(count(html, ">3</span>"), 2u);  // the dropped objects' class, on the original only
-  EXPECT_FALSE(cv::imread((dir / "s.png").string()).empty());
+  EXPECT_FALSE(testing::imread((dir / "s.png").string()).empty());
 }
 
 TEST(Preview, PngSheetAndRefusals) {
@@ -182,7 +182,7 @@ TEST(Preview, PngSheetAndRefusals) {
   auto r = run_cli({"preview", "-c", (dir / "p.json").string(), "-i", (testing::samples_dir() / "coffee.png").string(),
                     "-o", (dir / "s.png").string(), "--variants", "4"});
   ASSERT_EQ(r.code, 0) << r.err;
-  const cv::Mat sheet = cv::imread((dir / "s.png").string());
+  const cv::Mat sheet = testing::imread((dir / "s.png").string());
   ASSERT_FALSE(sheet.empty());
   EXPECT_EQ(sheet.cols, 5 * (200 + 8) + 8);  // original + 4 copies
   EXPECT_GT(sheet.rows, 200);

@@ -622,8 +622,8 @@ TEST(Run, ShrinkOnLoadDecodesSmallerRecordsItAndAgreesAcrossDevices) {
   EXPECT_EQ(entries["large.jpg"]["size"], nlohmann::json::parse("[341, 256]"));
 
   // The shrunk decode, resized, is close to the full-size path (the PNG of the same picture), not equal.
-  const Image shrunk = testing::from_mat(cv::imread((dir / "cpu/large.png").string(), cv::IMREAD_UNCHANGED));
-  const Image whole = testing::from_mat(cv::imread((dir / "cpu/png/large.png").string(), cv::IMREAD_UNCHANGED));
+  const Image shrunk = testing::from_mat(testing::imread((dir / "cpu/large.png").string(), cv::IMREAD_UNCHANGED));
+  const Image whole = testing::from_mat(testing::imread((dir / "cpu/png/large.png").string(), cv::IMREAD_UNCHANGED));
   ASSERT_EQ(shrunk.shape(), whole.shape());
   EXPECT_GT(testing::compare(shrunk, whole).count, 0u);
   EXPECT_GT(cv::PSNR(testing::mat(shrunk), testing::mat(whole)), 30.0);

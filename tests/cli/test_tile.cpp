@@ -27,7 +27,7 @@ struct Obj {
 // ds/images/big.png: a photograph enlarged to 1300x950 with small filled rectangles (each class a
 // colour), their YOLO labels in ds/labels and a label map in ds/masks.
 std::vector<Obj> big_dataset(const fs::path& root) {
-  cv::Mat photo = cv::imread((testing::samples_dir() / "chelsea.png").string(), cv::IMREAD_COLOR);
+  cv::Mat photo = testing::imread((testing::samples_dir() / "chelsea.png").string(), cv::IMREAD_COLOR);
   cv::Mat big;
   cv::resize(photo, big, cv::Size(1300, 950), 0, 0, cv::INTER_LINEAR);
   cv::Mat mask(big.size(), CV_8UC1, cv::Scalar(0));
@@ -43,8 +43,8 @@ std::vector<Obj> big_dataset(const fs::path& root) {
     }
   fs::create_directories(root / "images");
   fs::create_directories(root / "masks");
-  cv::imwrite((root / "images/big.png").string(), big);
-  cv::imwrite((root / "masks/big.png").string(), mask);
+  testing::imwrite((root / "images/big.png").string(), big);
+  testing::imwrite((root / "masks/big.png").string(), mask);
   std::ostringstream rows;
   for (const Obj& o : objs)
     rows << o.cls << ' ' << (o.r.x + o.r.width / 2.0) / big.cols << ' ' << (o.r.y + o.r.height / 2.0) / big.rows << ' '
@@ -81,8 +81,8 @@ TEST(Tile, EverySmallObjectIsWholeInATileAndTheTilesGiveTheLabelsBack) {
   ASSERT_EQ(r.code, 0) << r.err;
   // 1300 = tiles at 0 300 600 900; 950 = 0 225 450 650: 16 tiles.
   EXPECT_NE(r.out.find("augment tile: 1 input, 16 tiles written, 0 failed inputs"), std::string::npos) << r.out;
-  const cv::Mat big = cv::imread((dir / "ds/images/big.png").string(), cv::IMREAD_COLOR);
-  const cv::Mat mask = cv::imread((dir / "ds/masks/big.png").string(), cv::IMREAD_UNCHANGED);
+  const cv::Mat big = testing::imread((dir / "ds/images/big.png").string(), cv::IMREAD_COLOR);
+  const cv::Mat mask = testing::imread((dir / "ds/masks/big.png").string(), cv::IMREAD_UNCHANGED);
   std::vector<double> best(objs.size(), 0);  // each object's best IoU over the tiles, mapped back
   std::ifstream manifest(dir / "t/images/tiles.jsonl");
   std::string line;
@@ -93,10 +93,10 @@ TEST(Tile, EverySmallObjectIsWholeInATileAndTheTilesGiveTheLabelsBack) {
     const int x = m["x"], y = m["y"], w = m["width"], h = m["height"];
     EXPECT_EQ(m["output"], "big_x" + std::to_string(x) + "_y" + std::to_string(y) + ".png");
     // The tile's pixels and mask are the image's, exactly.
-    const cv::Mat t = cv::imread((dir / "t/images" / m["output"].get<std::string>()).string(), cv::IMREAD_COLOR);
+    const cv::Mat t = testing::imread((dir / "t/images" / m["output"].get<std::string>()).string(), cv::IMREAD_COLOR);
     ASSERT_EQ(t.size(), cv::Size(w, h));
     EXPECT_EQ(cv::norm(t, big(cv::Rect(x, y, w, h)), cv::NORM_INF), 0) << m["output"];
-    const cv::Mat tm = cv::imread((dir / "t/masks" / m["output"].get<std::string>()).string(), cv::IMREAD_UNCHANGED);
+    const cv::Mat tm = testing::imread((dir / "t/masks" / m["output"].get<std::string>()).string(), cv::IMREAD_UNCHANGED);
     EXPECT_EQ(cv::norm(tm, mask(cv::Rect(x, y, w, h)), cv::NORM_INF), 0) << m["output"];
     // Its labels, mapped back to the image.
     const std::string stem = fs::path(m["output"].get<std::string>()).stem().string();

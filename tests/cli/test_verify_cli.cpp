@@ -75,9 +75,9 @@ TEST(VerifyCli, BuiltInSamplesAgreeAndEveryLineSaysWhatRan) {
 TEST(VerifyCli, ShrinkOnLoadIsVerifiedAsRunDecodes) {
   testing::TempDir dir;
   cv::Mat big;
-  cv::resize(cv::imread((testing::samples_dir() / "astronaut.jpg").string()), big, {1024, 1024});
+  cv::resize(testing::imread((testing::samples_dir() / "astronaut.jpg").string()), big, {1024, 1024});
   fs::create_directories(dir / "in");
-  ASSERT_TRUE(cv::imwrite((dir / "in/big.jpg").string(), big));
+  ASSERT_TRUE(testing::imwrite((dir / "in/big.jpg").string(), big));
   testing::write_text(dir / "p.json", R"({"version": 1, "decode": {"shrink": true},
       "stages": [{"stage": "resize", "short_side": 200}, {"stage": "invert"}]})");
   const auto r = run_cli({"--verify-devices", "-c", (dir / "p.json").string(), "-i", (dir / "in").string(),

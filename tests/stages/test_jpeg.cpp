@@ -32,8 +32,8 @@ Image opencv_roundtrip(const Image& rgb, int quality) {
   cv::Mat bgr = testing::mat(rgb), back;
   if (rgb.channels() == 3) cv::cvtColor(bgr, bgr, cv::COLOR_RGB2BGR);
   std::vector<std::uint8_t> bytes;
-  cv::imencode(".jpg", bgr, bytes, {cv::IMWRITE_JPEG_QUALITY, quality});
-  back = cv::imdecode(bytes, rgb.channels() == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+  testing::imencode(".jpg", bgr, bytes, {cv::IMWRITE_JPEG_QUALITY, quality});
+  back = testing::imdecode(bytes, rgb.channels() == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
   if (rgb.channels() == 3) cv::cvtColor(back, back, cv::COLOR_BGR2RGB);
   return testing::from_mat(back);
 }

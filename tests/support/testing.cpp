@@ -20,6 +20,7 @@
 
 #include "lib/io/codec.hpp"
 #include "lib/io/cv_bridge.hpp"
+#include "lib/io/cv_codecs.hpp"
 
 namespace aug::testing {
 
@@ -231,6 +232,30 @@ std::vector<std::uint8_t> read_bytes(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   if (!f) throw std::runtime_error("cannot read " + p.string());
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+cv::Mat imread(const fs::path& p, int flags) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) return {};
+  const std::vector<std::uint8_t> bytes(std::istreambuf_iterator<char>(f), {});
+  return imdecode(bytes, flags);
+}
+
+cv::Mat imdecode(const std::vector<std::uint8_t>& bytes, int flags) {
+  return cvcodecs::decode(bytes.data(), bytes.size(), flags);
+}
+
+bool imwrite(const fs::path& p, const cv::Mat& image, const std::vector<int>& params) {
+  std::vector<std::uint8_t> bytes;
+  if (!imencode(p.extension().string(), image, bytes, params)) return false;
+  std::ofstream f(p, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(f);
+}
+
+bool imencode(const std::string& extension, const cv::Mat& image, std::vector<std::uint8_t>& out,
+              const std::vector<int>& params) {
+  return cvcodecs::encode(extension, image, params, out);
 }
 
 std::vector<std::uint8_t> exif_block(int orientation) {

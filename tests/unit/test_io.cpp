@@ -28,7 +28,7 @@ std::vector<std::uint8_t> cv_encode(const Image& rgb, const std::string& ext, st
   else if (rgb.channels() == 4) cv::cvtColor(mat(rgb), bgr, cv::COLOR_RGBA2BGRA);
   else bgr = mat(rgb);
   std::vector<std::uint8_t> out;
-  EXPECT_TRUE(cv::imencode(ext, bgr, out, params));
+  EXPECT_TRUE(testing::imencode(ext, bgr, out, params));
   return out;
 }
 
@@ -144,7 +144,7 @@ TEST(Decode, JpegEqualsOpenCVsDecoder) {
   for (const char* name : {"astronaut.jpg", "rocket.jpg"}) {
     const auto bytes = testing::read_bytes(testing::samples_dir() / name);
     const Image ours = decode_image(bytes.data(), bytes.size(), {});
-    cv::Mat theirs = cv::imdecode(bytes, cv::IMREAD_COLOR);
+    cv::Mat theirs = testing::imdecode(bytes, cv::IMREAD_COLOR);
     cv::cvtColor(theirs, theirs, cv::COLOR_BGR2RGB);
     EXPECT_EQ(compare(ours, testing::from_mat(theirs)).count, 0u) << name;
   }
@@ -360,9 +360,9 @@ TEST(Conversions, RoundTripAndRounding) {
 // Shrink-on-load: libjpeg-turbo's scaled decoding, as OpenCV's IMREAD_REDUCED_* modes give it.
 TEST(Decode, ShrinkDecodesInTheDctDomainAtTheAskedScale) {
   cv::Mat big;
-  cv::resize(cv::imread((testing::samples_dir() / "astronaut.jpg").string()), big, {1001, 763}, 0, 0, cv::INTER_CUBIC);
+  cv::resize(testing::imread((testing::samples_dir() / "astronaut.jpg").string()), big, {1001, 763}, 0, 0, cv::INTER_CUBIC);
   std::vector<std::uint8_t> jpeg;
-  ASSERT_TRUE(cv::imencode(".jpg", big, jpeg, {cv::IMWRITE_JPEG_QUALITY, 90}));
+  ASSERT_TRUE(testing::imencode(".jpg", big, jpeg, {cv::IMWRITE_JPEG_QUALITY, 90}));
   const std::pair<int, int> modes[] = {{2, cv::IMREAD_REDUCED_COLOR_2}, {4, cv::IMREAD_REDUCED_COLOR_4},
                                        {8, cv::IMREAD_REDUCED_COLOR_8}};
   for (const auto& [n, mode] : modes) {
@@ -377,7 +377,7 @@ TEST(Decode, ShrinkDecodesInTheDctDomainAtTheAskedScale) {
     EXPECT_EQ(asked, (Shape{1001, 763, 3, DType::U8}));
     EXPECT_EQ(info.shrink, n);
     EXPECT_EQ(im.shape(), (Shape{(1001 + n - 1) / n, (763 + n - 1) / n, 3, DType::U8})) << n;
-    cv::Mat reduced = cv::imdecode(jpeg, mode), rgb;
+    cv::Mat reduced = testing::imdecode(jpeg, mode), rgb;
     cv::cvtColor(reduced, rgb, cv::COLOR_BGR2RGB);
     EXPECT_EQ(compare(im, testing::from_mat(rgb)).count, 0u) << n;
   }
@@ -423,7 +423,7 @@ TEST(Decode, ShrinkSeesTheOrientedSizeAndLeavesOtherFormatsWhole) {
 // outside it, 0.
 TEST(Decode, ARegionHasTheWholeDecodesValues) {
   cv::Mat photo;
-  cv::resize(cv::imread((testing::samples_dir() / "astronaut.jpg").string()), photo, {333, 271});
+  cv::resize(testing::imread((testing::samples_dir() / "astronaut.jpg").string()), photo, {333, 271});
   cv::cvtColor(photo, photo, cv::COLOR_BGR2RGB);
   const Image rgb = testing::from_mat(photo);
   const Image gray = testing::sample("camera.png");
