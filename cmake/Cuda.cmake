@@ -72,25 +72,11 @@ if(AUGMENT_CUDA)
     else()
       set(_from "CMAKE_CUDA_ARCHITECTURES")
     endif()
-    if(AUGMENT_CUDA_SIM)
-      # The interpreter reads PTX (compute_90) from the fat binaries, stored uncompressed, and the
-      # stand-in replaces the CUDA runtime at link time.
-      set(CMAKE_CUDA_ARCHITECTURES 90-virtual)
-      set(_from "AUGMENT_CUDA_SIM")
-      set(CMAKE_CUDA_RUNTIME_LIBRARY None)
-      string(APPEND CMAKE_CUDA_FLAGS " --compress-mode=none")
-    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
     set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 knows no C++20 dialect for nvcc 13
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     set(AUGMENT_WITH_CUDA ON)
-    # The CUDA runtime the kernels and lib/gpu/cuda_api.cpp link: the real one, or the stand-in.
-    if(AUGMENT_CUDA_SIM)
-      set(AUGMENT_CUDART augment_cudart_sim)
-    else()
-      set(AUGMENT_CUDART CUDA::cudart_static)
-    endif()
     message(STATUS "CUDA ${CMAKE_CUDA_COMPILER_VERSION}: architectures ${CMAKE_CUDA_ARCHITECTURES} (${_from})")
   else()
     message(STATUS "CUDA: nvcc not found; building without the CUDA backend")
@@ -98,6 +84,25 @@ if(AUGMENT_CUDA)
 else()
   message(STATUS "CUDA: disabled (-DAUGMENT_CUDA=OFF)")
 endif()
-if(AUGMENT_CUDA_SIM AND NOT AUGMENT_WITH_CUDA)
-  message(FATAL_ERROR "AUGMENT_CUDA_SIM needs the CUDA toolkit's nvcc (the kernels are compiled to PTX)")
+
+# The simulated GPUs (docs/ptx-interpreter.md): a CUDA build with tests also builds augment, the
+# GPU tests and the planted faults a second time, into <build>/sim/, linked against the CUDA
+# runtime stand-in of tests/ptx instead of the runtime: there `--device cuda:N` and the GPU tests
+# run the kernels' PTX in an interpreter on AUGMENT_SIM_GPUS simulated GPUs (2 by default), on a
+# machine without one (.ci/gpu-sim). Only the kernels are compiled again, for them; the library's
+# and the program's objects are shared with the real build.
+set(AUGMENT_SIM_TARGETS OFF)
+if(AUGMENT_WITH_CUDA AND AUGMENT_BUILD_TESTS)
+  set(AUGMENT_SIM_TARGETS ON)
 endif()
+# A target of the simulated GPUs: its CUDA code as PTX of compute_90 only, stored uncompressed in
+# the fat binary (what the interpreter reads), and no CUDA runtime linked (the stand-in is).
+function(augment_sim_cuda_target target)
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 90-virtual CUDA_RUNTIME_LIBRARY None)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--compress-mode=none>)
+endfunction()
+# An executable of the simulated GPUs, named as its real counterpart, in <build>/sim/.
+function(augment_sim_executable target name)
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name} CUDA_RUNTIME_LIBRARY None
+                                             RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/sim)
+endfunction()

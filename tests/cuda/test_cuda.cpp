@@ -1,6 +1,6 @@
 // On a real CUDA GPU: every stage against the CPU path, bit for bit for integer images. Without a
-// GPU every test here is reported as skipped, never as passed. Built with -DAUGMENT_CUDA_SIM=ON,
-// they run on simulated GPUs whose kernels the PTX interpreter executes (docs/ptx-interpreter.md).
+// GPU every test here is reported as skipped, never as passed. Built again into <build>/sim/ (a CUDA
+// build with tests, cmake/Cuda.cmake), they run on simulated GPUs whose kernels the PTX interpreter executes (docs/ptx-interpreter.md).
 #include <gtest/gtest.h>
 
 #include <cstdio>

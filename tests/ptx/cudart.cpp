@@ -1,8 +1,8 @@
 // A stand-in for the CUDA runtime (libcudart): the calls augment's lib/gpu/cuda_api.cpp makes and
 // the entry points nvcc's generated code calls to register and launch kernels, over simulated
 // devices whose kernels the PTX interpreter (ptx.hpp) runs from the PTX in the build's own fat
-// binaries. With -DAUGMENT_CUDA_SIM=ON augment and its tests link this instead of the real
-// runtime, so the real CUDA path (cuda_api.cpp, the generated launch stubs, the parameter layout
+// binaries. The augment and GPU tests of <build>/sim/ (cmake/Cuda.cmake) link this instead of the
+// real runtime, so the real CUDA path (cuda_api.cpp, the generated launch stubs, the parameter layout
 // nvcc chose, the PTX it emitted) runs on a machine without a GPU. docs/ptx-interpreter.md.
 //
 // As strict as the emulated device (lib/gpu/emulated_api.cpp), where it can be:
@@ -107,8 +107,8 @@ struct FatBinary {
       p += header + payload;
     }
     if (best.empty())
-      throw std::runtime_error(compressed ? "the fat binary's PTX is compressed: build with -DAUGMENT_CUDA_SIM=ON, which "
-                                            "passes --compress-mode=none to nvcc"
+      throw std::runtime_error(compressed ? "the fat binary's PTX is compressed: compile it as the targets of "
+                                            "<build>/sim/ are (cmake/Cuda.cmake: nvcc --compress-mode=none)"
                                           : "the fat binary holds no PTX for compute_90 or older");
     return best;
   }

@@ -1,6 +1,6 @@
 // Faults planted in small kernels, which the simulated GPUs (the PTX interpreter behind the CUDA
 // runtime stand-in) catch and running the kernels' bodies as host loops (the emulated device)
-// cannot: each test shows both. Built and run only with -DAUGMENT_CUDA_SIM=ON (.ci/gpu-sim).
+// cannot: each test shows both. Built into <build>/sim/ (a CUDA build with tests), run by .ci/gpu-sim.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
