@@ -7,11 +7,12 @@
 #
 # usage: tests/run_gtest_shards.sh BUILD_DIR JOBS [SHARDS]
 #   BUILD_DIR/gtest_programs.txt lists the programs (tests/CMakeLists.txt writes it); programs
-#   not built (test_cuda without CUDA, say) are left out. SHARDS defaults to 4 per program.
+#   not built (test_cuda without CUDA, say) are left out. SHARDS defaults to JOBS per program, at
+#   least 4: the shards of the largest programs are what keeps every processor busy to the end.
 set -euo pipefail
 build=$1
 jobs=$2
-shards=${3:-4}
+shards=${3:-$((jobs > 4 ? jobs : 4))}
 list="$build/gtest_programs.txt"
 [ -f "$list" ] || { echo "run_gtest_shards: $list not found (configure $build with AUGMENT_BUILD_TESTS=ON)" >&2; exit 2; }
 logs=$(mktemp -d)
