@@ -6,11 +6,25 @@
 #include <filesystem>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 
 #include "lib/core/image.hpp"
+
+namespace nlohmann {
+// The importers build nlohmann::ordered_json (keys in the order written); the tests compare parts
+// of it with plain json values. As JSON values, whatever the key order: an exact match for
+// EXPECT_EQ, which under C++20's reversed comparisons is otherwise ambiguous between the two
+// types' own operators (Clang says so; GCC picks one).
+// (A template, so that it takes nothing that merely converts to json.)
+template <class Json, std::enable_if_t<std::is_same_v<Json, json>, int> = 0>
+bool operator==(const ordered_json& a, const Json& b) {
+  return json(a) == b;
+}
+}  // namespace nlohmann
 
 namespace aug::testing {
 

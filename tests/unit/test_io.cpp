@@ -365,7 +365,8 @@ TEST(Decode, ShrinkDecodesInTheDctDomainAtTheAskedScale) {
   ASSERT_TRUE(testing::imencode(".jpg", big, jpeg, {cv::IMWRITE_JPEG_QUALITY, 90}));
   const std::pair<int, int> modes[] = {{2, cv::IMREAD_REDUCED_COLOR_2}, {4, cv::IMREAD_REDUCED_COLOR_4},
                                        {8, cv::IMREAD_REDUCED_COLOR_8}};
-  for (const auto& [n, mode] : modes) {
+  for (const auto& [n_, mode] : modes) {
+    const int n = n_;  // a structured binding cannot be captured before C++20
     DecodeOptions o;
     Shape asked;
     o.shrink = [&](const Shape& full) {
