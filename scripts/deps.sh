@@ -3,8 +3,8 @@
 # CUDA is not a Debian package: the build uses nvcc when it finds one (/usr/local/cuda/bin) and
 # builds without the CUDA backend otherwise.
 # `scripts/deps.sh --fuzz` also installs clang and its runtime libraries (libclang-rt-14-dev holds
-# libFuzzer and clang's sanitizer runtimes) for the fuzz targets (docs/testing.md). GCC's own
-# ASan/UBSan/TSan runtimes come with g++.
+# libFuzzer and clang's sanitizer runtimes) for the ASan build and its fuzz targets
+# (.ci/asan-build, docs/testing.md). GCC's own ASan/UBSan/TSan runtimes (the TSan build) come with g++.
 set -euo pipefail
 packages=(
   g++ cmake make pkg-config
