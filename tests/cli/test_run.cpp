@@ -573,7 +573,7 @@ TEST(Run, CtrlCFinishesInFlightWorkAndExits130) {
   expect_only_complete_images(dir / "out");
   std::ifstream m(dir / "m.jsonl");  // flushed and in place
   std::size_t lines = 0;
-  for (std::string line; std::getline(m, line); ++lines) EXPECT_NO_THROW(nlohmann::json::parse(line));
+  for (std::string line; std::getline(m, line); ++lines) EXPECT_TRUE(nlohmann::json::accept(line)) << line;
   EXPECT_EQ(lines, written.size());
 }
 

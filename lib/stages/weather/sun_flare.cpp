@@ -218,7 +218,7 @@ class SunFlareOp final : public Op {
  public:
   SunFlareOp(const Shape& s, int cx, int cy, int src_radius, const std::array<int, 3>& src_color,
              std::vector<FlareCircle> circles)
-      : Op(s, s), cx_(cx), cy_(cy), src_radius_(src_radius), circles_(std::move(circles)) {
+      : Op(s, s), cx_(cx), cy_(cy), circles_(std::move(circles)) {
     const int W = s.width, H = s.height;
     // The flare circles (bit i: circle i) and the sun's circles (index i), as cv::circle fills them.
     std::vector<CircleRows> flare, sun;
@@ -417,7 +417,7 @@ class SunFlareOp final : public Op {
     int x;            // first column; the run ends where the row's next run starts (or at the width)
     std::uint16_t id;  // its cover
   };
-  int cx_, cy_, src_radius_;
+  int cx_, cy_;
   int sun_circles_ = 0, covers_ = 0;
   std::vector<FlareCircle> circles_;
   std::vector<Run> runs_;                // every row's runs, left to right
