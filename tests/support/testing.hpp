@@ -16,13 +16,14 @@
 
 namespace nlohmann {
 // The importers build nlohmann::ordered_json (keys in the order written); the tests compare parts
-// of it with plain json values. As JSON values, whatever the key order: an exact match for
-// EXPECT_EQ, which under C++20's reversed comparisons is otherwise ambiguous between the two
-// types' own operators (Clang says so; GCC picks one).
-// (A template, so that it takes nothing that merely converts to json.)
-template <class Json, std::enable_if_t<std::is_same_v<Json, json>, int> = 0>
+// of it with plain json values. Under C++20's reversed comparisons the two types' own operators
+// are equally good for that (clang 14 refuses; GCC 12 takes ordered_json's, the non-reversed one):
+// this exact match does what GCC did, the json value converted to ordered_json (an object's keys
+// in json's sorted order) and compared with ordered_json's operator.
+template <class Json>
+  requires std::is_same_v<Json, json>  // takes nothing that merely converts to json
 bool operator==(const ordered_json& a, const Json& b) {
-  return json(a) == b;
+  return a == ordered_json(b);
 }
 }  // namespace nlohmann
 

@@ -366,7 +366,7 @@ TEST(Decode, ShrinkDecodesInTheDctDomainAtTheAskedScale) {
   const std::pair<int, int> modes[] = {{2, cv::IMREAD_REDUCED_COLOR_2}, {4, cv::IMREAD_REDUCED_COLOR_4},
                                        {8, cv::IMREAD_REDUCED_COLOR_8}};
   for (const auto& [n_, mode] : modes) {
-    const int n = n_;  // a structured binding cannot be captured before C++20
+    const int n = n_;  // C++20 lets a lambda capture a structured binding; clang 14 does not yet
     DecodeOptions o;
     Shape asked;
     o.shrink = [&](const Shape& full) {
