@@ -6,6 +6,9 @@
 // exact in binary32 whatever the order, equal to integer sums over 4096, which the driver computes
 // in 16-bit lanes. On an 8- or 16-bit image, where 32 soft weights in a row are all zero the output
 // is the input's values, the blend's exact value there (see blend_row_avx2).
+// With AVX-512 the conversions, the mask (made in the pass of b's vertical sums) and the blend run
+// sixteen lanes a vector, the mask's integer sums 32; the rings are kept from image to image.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -152,10 +155,56 @@ AUG_CLONES void sum_rows16(std::uint16_t* out, const std::uint16_t* const* rows,
   integer_sum(out, [&](int i) { return rows[i]; }, n, q, k);
 }
 
+#if defined(AUG_AVX2_PHILOX)
+// The same sums 32 lanes a vector with AVX-512 BW.
+using u16x32 = std::uint16_t __attribute__((vector_size(64)));
+template <class Src>
+[[gnu::target("avx512f,avx512bw"), gnu::always_inline]] inline void integer_sum32(std::uint16_t* __restrict out, Src src,
+                                                                                   int n, const std::uint16_t* q, int k) {
+  int j = 0;
+  for (; j + 64 <= n; j += 64) {
+    u16x32 a0 = {}, a1 = {};
+    for (int i = 0; i < k; ++i) {
+      u16x32 v0, v1;
+      std::memcpy(&v0, src(i) + j, sizeof v0);
+      std::memcpy(&v1, src(i) + j + 32, sizeof v1);
+      a0 = a0 + q[i] * v0;
+      a1 = a1 + q[i] * v1;
+    }
+    std::memcpy(out + j, &a0, sizeof a0);
+    std::memcpy(out + j + 32, &a1, sizeof a1);
+  }
+  if (j < n) integer_sum(out + j, [&](int i) { return src(i) + j; }, n - j, q, k);
+}
+[[gnu::target("avx512f,avx512bw")]] void conv_row32(std::uint16_t* out, const std::uint16_t* src, int n,
+                                                   const std::uint16_t* q, int k, int step) {
+  integer_sum32(out, [&](int i) { return src + i * step; }, n, q, k);
+}
+[[gnu::target("avx512f,avx512bw")]] void sum_rows32(std::uint16_t* out, const std::uint16_t* const* rows, int n,
+                                                   const std::uint16_t* q, int k) {
+  integer_sum32(out, [&](int i) { return rows[i]; }, n, q, k);
+}
+#endif
+
+void integer_conv_row(std::uint16_t* out, const std::uint16_t* src, int n, const std::uint16_t* q, int k, int step) {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool bw = host_has_avx512_bw();
+  if (bw) return conv_row32(out, src, n, q, k, step);
+#endif
+  conv_row16(out, src, n, q, k, step);
+}
+void integer_sum_rows(std::uint16_t* out, const std::uint16_t* const* rows, int n, const std::uint16_t* q, int k) {
+#if defined(AUG_AVX2_PHILOX)
+  static const bool bw = host_has_avx512_bw();
+  if (bw) return sum_rows32(out, rows, n, q, k);
+#endif
+  sum_rows16(out, rows, n, q, k);
+}
+
 // The horizontal sums of a 0/1 mask row, in 64ths (at most 64).
 void blur_row16(std::uint16_t* dst, const std::uint16_t* src, int W, int C, const std::uint16_t* q, int k) {
   const int r = k / 2;
-  if (W > 2 * r) conv_row16(dst + r * C, src, (W - 2 * r) * C, q, k, C);
+  if (W > 2 * r) integer_conv_row(dst + r * C, src, (W - 2 * r) * C, q, k, C);
   const int left = W > 2 * r ? r : W, right = W > 2 * r ? W - r : W;
   for (int x = 0; x < W; x = x + 1 == left ? right : x + 1) {
     for (int c = 0; c < C; ++c) {
@@ -288,6 +337,116 @@ template <class T, class S>
   for (; i + 8 <= n; i += 8) blend8_avx2(out + i, x + i, b + i, s + i, a);
   for (; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
 }
+
+// The same rows sixteen lanes wide with AVX-512 (F, BW): the same operations lane by lane.
+#define AUG_UNSHARP_AVX512 gnu::target("avx512f,avx512bw")
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+[[AUG_UNSHARP_AVX512]] inline __m512 load16(const std::uint8_t* s) {
+  return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))));
+}
+[[AUG_UNSHARP_AVX512]] inline __m512 load16(const std::uint16_t* s) {
+  return _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s))));
+}
+[[AUG_UNSHARP_AVX512]] inline __m512 soft16(const float* s) { return _mm512_loadu_ps(s); }
+[[AUG_UNSHARP_AVX512]] inline __m512 soft16(const std::uint16_t* s) {
+  return _mm512_mul_ps(load16(s), _mm512_set1_ps(1.0f / 4096.0f));  // exact
+}
+[[AUG_UNSHARP_AVX512]] inline void store16(float* out, __m512 o) { _mm512_storeu_ps(out, o); }
+// o in [0, 1] (or NaN, whose conversion's integer indefinite saturates to 0, as AVX2's packus does).
+[[AUG_UNSHARP_AVX512]] inline __m512i round16(__m512 o, float max) {
+  const __m512i q = _mm512_cvtps_epi32(
+      _mm512_roundscale_ps(_mm512_mul_ps(o, _mm512_set1_ps(max)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  return _mm512_max_epi32(q, _mm512_setzero_si512());
+}
+[[AUG_UNSHARP_AVX512]] inline void store16(std::uint16_t* out, __m512 o) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_cvtusepi32_epi16(round16(o, 65535.0f)));
+}
+[[AUG_UNSHARP_AVX512]] inline void store16(std::uint8_t* out, __m512 o) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtusepi32_epi8(round16(o, 255.0f)));
+}
+
+// v / max, sixteen at a time (unit_quotient16: the division's values).
+template <class T>
+[[AUG_UNSHARP_AVX512]] void unit_row_avx512(float* x, const T* s, int n) {
+  const float m = static_cast<float>(SampleTraits<T>::max);
+  const __m512 max = _mm512_set1_ps(m), rcp = _mm512_set1_ps(1.0f / m);
+  int i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, unit_quotient16(load16(s + i), max, rcp));
+  for (; i < n; ++i) x[i] = to_unit(s[i]);
+}
+
+// b = the vertical sums of the rows (sum_rows16f's sums, in its order) and, in the same pass, the
+// mask of x against b as 0/1 in 16-bit lanes (mask_row16_avx2's operations).
+[[AUG_UNSHARP_AVX512]] void sum_rows_mask32_avx512(float* __restrict b, std::uint16_t* __restrict m, const float* x,
+                                                   const float* const* rows, int n, const float* w, int taps,
+                                                   float threshold) {
+  const __m512 k255 = _mm512_set1_ps(255.0f), t = _mm512_set1_ps(threshold);
+  const __m512i sign = _mm512_set1_epi32(0x7FFFFFFF);
+  int i = 0;
+  for (; i + 128 <= n; i += 128) {
+    __m512 a[8];
+    for (int u = 0; u < 8; ++u) a[u] = _mm512_setzero_ps();
+    for (int j = 0; j < taps; ++j) {
+      const __m512 wj = _mm512_set1_ps(w[j]);
+      const float* p = rows[j] + i;
+      for (int u = 0; u < 8; ++u) a[u] = _mm512_add_ps(a[u], _mm512_mul_ps(wj, _mm512_loadu_ps(p + 16 * u)));
+    }
+    for (int u = 0; u < 8; u += 2) {
+      std::uint32_t bits = 0;
+      for (int h = 0; h < 2; ++h) {
+        const int at = i + 16 * (u + h);
+        _mm512_storeu_ps(b + at, a[u + h]);
+        const __m512 r = _mm512_sub_ps(_mm512_loadu_ps(x + at), a[u + h]);
+        const __m512 abs = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(r), sign));
+        bits |= static_cast<std::uint32_t>(_mm512_cmp_ps_mask(_mm512_mul_ps(abs, k255), t, _CMP_GT_OQ)) << (16 * h);
+      }
+      _mm512_storeu_si512(m + i + 16 * u, _mm512_maskz_mov_epi16(bits, _mm512_set1_epi16(1)));
+    }
+  }
+  for (; i < n; ++i) {
+    float acc = 0.0f;
+    for (int j = 0; j < taps; ++j) acc = acc + w[j] * rows[j][i];
+    b[i] = acc;
+    m[i] = unsharp_mask_value(x[i], acc, threshold) != 0.0f ? 1 : 0;
+  }
+}
+
+template <class T, class S>
+[[AUG_UNSHARP_AVX512]] inline void blend16_avx512(T* out, const float* x, const float* b, const S* s, __m512 a) {
+  const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+  const __m512 xv = _mm512_loadu_ps(x), sv = soft16(s);
+  const __m512 r = _mm512_sub_ps(xv, _mm512_loadu_ps(b));
+  const __m512 sharp = _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(xv, _mm512_mul_ps(a, r))));
+  const __m512 o = _mm512_add_ps(_mm512_mul_ps(sharp, sv), _mm512_mul_ps(xv, _mm512_sub_ps(one, sv)));
+  store16(out, _mm512_min_ps(one, _mm512_max_ps(zero, o)));
+}
+
+// blend_row_avx2 sixteen lanes wide; the same copies of 32 values whose soft weights are all zero.
+template <class T, class S>
+[[AUG_UNSHARP_AVX512]] void blend_row_avx512(T* out, [[maybe_unused]] const T* in, const float* x, const float* b,
+                                             const S* s, int n, float alpha) {
+  const __m512 a = _mm512_set1_ps(alpha);
+  int i = 0;
+  for (; i + 32 <= n; i += 32) {
+    if constexpr (!std::is_same_v<T, float> && std::is_same_v<S, std::uint16_t>) {
+      const __m512i sv = _mm512_loadu_si512(s + i);
+      if (_mm512_test_epi16_mask(sv, sv) == 0) {
+        std::memcpy(out + i, in + i, 32 * sizeof(T));
+        continue;
+      }
+    }
+    blend16_avx512(out + i, x + i, b + i, s + i, a);
+    blend16_avx512(out + i + 16, x + i + 16, b + i + 16, s + i + 16, a);
+  }
+  for (; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 bool has_avx2() {
@@ -298,12 +457,35 @@ bool has_avx2() {
   return false;
 #endif
 }
+bool has_avx512_bw() {
+#if defined(AUG_UNSHARP_AVX2)
+  static const bool yes = host_has_avx512_bw();
+  return yes;
+#else
+  return false;
+#endif
+}
+
+// b = the vertical sums of the rows, then the mask of x against b as 0/1 in 16-bit lanes.
+void vertical_and_mask16(float* b, std::uint16_t* m, const float* x, const float* const* rows, int n, const float* w,
+                         int k, float threshold) {
+#if defined(AUG_UNSHARP_AVX2)
+  if (has_avx512_bw()) return sum_rows_mask32_avx512(b, m, x, rows, n, w, k, threshold);
+  wide_sum_rows(b, rows, n, w, k);
+  if (has_avx2()) return mask_row16_avx2(m, x, b, n, threshold);
+#else
+  wide_sum_rows(b, rows, n, w, k);
+#endif
+  mask_row16(m, x, b, n, threshold);
+}
 
 template <class T>
 void to_unit_row(float* x, const T* s, int n) {
 #if defined(AUG_UNSHARP_AVX2)
-  if constexpr (!std::is_same_v<T, float>)
+  if constexpr (!std::is_same_v<T, float>) {
+    if (has_avx512_bw()) return unit_row_avx512(x, s, n);
     if (has_avx2()) return unit_row_avx2(x, s, n);
+  }
 #endif
   if constexpr (std::is_same_v<T, float>) std::memcpy(x, s, static_cast<std::size_t>(n) * sizeof(float));
   else unit_row(x, s, n);
@@ -312,6 +494,7 @@ void to_unit_row(float* x, const T* s, int n) {
 template <class T, class S>
 void blend(T* out, [[maybe_unused]] const T* in, const float* x, const float* b, const S* s, int n, float alpha) {
 #if defined(AUG_UNSHARP_AVX2)
+  if (has_avx512_bw()) return blend_row_avx512(out, in, x, b, s, n, alpha);
   if (has_avx2()) return blend_row_avx2(out, in, x, b, s, n, alpha);
 #endif
   blend_row(out, x, b, s, n, alpha);
@@ -326,7 +509,9 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
   const float* w = a.weights;
   // Rings of k rows: 0 x, 1 b, 2 horizontal sums of x, 3 horizontal sums of the mask; then a mask
   // row and a soft row.
-  std::vector<float> buf((4 * static_cast<std::size_t>(k) + 2) * n);
+  // Kept from image to image (every value is written before it is read): no fresh pages to fault in.
+  thread_local std::vector<float> buf;
+  buf.resize(std::max(buf.size(), (4 * static_cast<std::size_t>(k) + 2) * n));
   auto ring = [&](int which, int row) {
     return buf.data() + (static_cast<std::size_t>(which) * k + static_cast<std::size_t>(row % k)) * n;
   };
@@ -336,7 +521,8 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
   // The exact integer path for the mask: a ring of its horizontal sums in 64ths, a mask row, a soft row.
   const std::vector<std::uint16_t> q = unsharp_mask_cpu_impl::weights_64(w, k);
   const bool exact = !q.empty();
-  std::vector<std::uint16_t> ibuf(exact ? (static_cast<std::size_t>(k) + 2) * n : 0);
+  thread_local std::vector<std::uint16_t> ibuf;
+  if (exact) ibuf.resize(std::max(ibuf.size(), (static_cast<std::size_t>(k) + 2) * n));
   auto iring = [&](int row) { return ibuf.data() + static_cast<std::size_t>(row % k) * n; };
   std::uint16_t* m16 = exact ? ibuf.data() + static_cast<std::size_t>(k) * n : nullptr;
   std::uint16_t* s16 = exact ? m16 + n : nullptr;
@@ -353,15 +539,11 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
     if (c1 >= 0 && c1 < H) {
       for (int i = 0; i < k; ++i) rows[static_cast<std::size_t>(i)] = ring(2, border_index(c1 + i - r, H, kBorderReflect101));
       float* b = ring(1, c1);
-      unsharp_mask_cpu_impl::wide_sum_rows(b, rows.data(), n, w, k);
       if (exact) {
-#if defined(AUG_UNSHARP_AVX2)
-        if (unsharp_mask_cpu_impl::has_avx2()) unsharp_mask_cpu_impl::mask_row16_avx2(m16, ring(0, c1), b, n, a.threshold);
-        else
-#endif
-          unsharp_mask_cpu_impl::mask_row16(m16, ring(0, c1), b, n, a.threshold);
+        unsharp_mask_cpu_impl::vertical_and_mask16(b, m16, ring(0, c1), rows.data(), n, w, k, a.threshold);
         unsharp_mask_cpu_impl::blur_row16(iring(c1), m16, W, C, q.data(), k);
       } else {
+        unsharp_mask_cpu_impl::wide_sum_rows(b, rows.data(), n, w, k);
         unsharp_mask_cpu_impl::mask_row(mrow, ring(0, c1), b, n, a.threshold);
         unsharp_mask_cpu_impl::blur_row(ring(3, c1), mrow, W, C, w, k);
       }
@@ -371,7 +553,7 @@ void unsharp_mask(View<const T> in, View<T> out, const UnsharpArgs& a) {
       if (exact) {
         for (int i = 0; i < k; ++i)
           irows[static_cast<std::size_t>(i)] = iring(border_index(c2 + i - r, H, kBorderReflect101));
-        unsharp_mask_cpu_impl::sum_rows16(s16, irows.data(), n, q.data(), k);
+        unsharp_mask_cpu_impl::integer_sum_rows(s16, irows.data(), n, q.data(), k);
         unsharp_mask_cpu_impl::blend(out.row(c2), in.row(c2), ring(0, c2), ring(1, c2), s16, n, a.alpha);
       } else {
         for (int i = 0; i < k; ++i)

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -71,6 +72,35 @@ TEST(Philox, HostBlockDriversEqualTheBlockFunction) {
     }
   EXPECT_GT(compared, 0);
 }
+
+#if defined(AUG_AVX2_PHILOX)
+// The values of v / m, 0 <= v <= m, whose unit_quotient16 differs from the division in any bit.
+[[gnu::target("avx512f")]] int unit_quotients_differing(float m) {
+  const __m512 mv = _mm512_set1_ps(m), rcp = _mm512_set1_ps(1.0f / m);
+  int differing = 0;
+  for (int v = 0; v <= static_cast<int>(m); v += 16) {
+    alignas(64) float in[16], out[16];
+    for (int l = 0; l < 16; ++l) in[l] = static_cast<float>(std::min(v + l, static_cast<int>(m)));
+    _mm512_store_ps(out, k::cpu::unit_quotient16(_mm512_load_ps(in), mv, rcp));
+    for (int l = 0; l < 16; ++l) {
+      const float want = in[l] / m;
+      differing += std::memcmp(&out[l], &want, sizeof want) != 0;
+    }
+  }
+  return differing;
+}
+
+TEST(HostSimd, UnitQuotientEqualsTheDivisionForEveryValue) {
+  if (!k::cpu::host_has_avx512()) GTEST_SKIP() << "this processor has no AVX-512 (or AUGMENT_HOST_SIMD caps it)";
+  EXPECT_EQ(unit_quotients_differing(255.0f), 0);
+  EXPECT_EQ(unit_quotients_differing(65535.0f), 0);
+  // The plain product differs for some values: the correction is needed (and this test can fail).
+  int product_differs = 0;
+  for (int v = 0; v <= 255; ++v)
+    product_differs += static_cast<float>(v) * (1.0f / 255.0f) != static_cast<float>(v) / 255.0f;
+  EXPECT_GT(product_differs, 0);
+}
+#endif
 
 TEST(KeyedStream, DependsOnEveryKeyPartAndNothingElse) {
   const auto first = [](std::uint64_t seed, const char* path, std::uint32_t copy, std::uint32_t stage) {
