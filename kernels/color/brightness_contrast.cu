@@ -104,6 +104,8 @@ void brightness_contrast(View<const T> in, View<T> out, const BrightnessContrast
     if constexpr (std::is_same_v<T, float>)  // doubles: each row left to right, as the CPU adds them
       for_1d(brightness_contrast_impl::BcRowSums<T>{in, a.color_channels, s}, static_cast<std::size_t>(rows), exec,
              "brightness_contrast_rows");
+    else if (exec.cpu)
+      cpu::brightness_contrast_row_sums(in, a.color_channels, s);
     else
       row_sums(brightness_contrast_impl::BcPixelSum<T>{in, a.color_channels}, in.width, rows, s, exec,
                "brightness_contrast_rows");

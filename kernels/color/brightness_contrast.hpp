@@ -77,4 +77,10 @@ template <class T>
 void brightness_contrast(View<const T> in, View<T> out, const BrightnessContrastArgs& args, Scratch& scratch,
                          const Exec& exec);
 
+namespace cpu {  // the CPU backend's sums for the mean of 8/16-bit images (the same exact integers)
+// sums[y] = the sum of row y's first `color_channels` samples of each pixel.
+template <class T>
+void brightness_contrast_row_sums(View<const T> in, int color_channels, std::uint64_t* sums);
+}  // namespace cpu
+
 }  // namespace aug::k
