@@ -215,28 +215,32 @@ AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType
   return pack(per_output, dtype, resize_frac_bits(interp, dtype), how);
 }
 
+std::vector<std::int32_t> blur_fixed_weights(const std::vector<double>& kernel, int bits) {
+  const int n = static_cast<int>(kernel.size()), radius = n / 2;
+  std::vector<std::int32_t> fixed(static_cast<std::size_t>(n));
+  const double one = std::ldexp(1.0, bits);
+  double err = 0;
+  std::int64_t sum = 0;
+  for (int i = 0; i < radius; ++i) {
+    const double adj = kernel[i] * one + err;
+    const double v = std::nearbyint(adj);
+    err = adj - v;
+    fixed[i] = fixed[n - 1 - i] = static_cast<std::int32_t>(v);
+    sum += 2 * static_cast<std::int64_t>(v);
+  }
+  fixed[radius] = static_cast<std::int32_t>(static_cast<std::int64_t>(one) - sum);
+  return fixed;
+}
+
 AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype) {
   const int n = static_cast<int>(kernel.size());
   if (n % 2 == 0) throw std::invalid_argument("blur_axis: even kernel");
   const int radius = n / 2;
   const int bits = blur_frac_bits(dtype);
 
-  // The kernel's weights once: fixed point by OpenCV's error diffusion from the outside in, the
-  // centre taking the remainder so that they sum to 2^bits (docs/stages/filter.md#gaussian_blur); float as rounded.
-  std::vector<std::int32_t> fixed(n);
-  if (dtype != DType::F32) {
-    const double one = std::ldexp(1.0, bits);
-    double err = 0;
-    std::int64_t sum = 0;
-    for (int i = 0; i < radius; ++i) {
-      const double adj = kernel[i] * one + err;
-      const double v = std::nearbyint(adj);
-      err = adj - v;
-      fixed[i] = fixed[n - 1 - i] = static_cast<std::int32_t>(v);
-      sum += 2 * static_cast<std::int64_t>(v);
-    }
-    fixed[radius] = static_cast<std::int32_t>(static_cast<std::int64_t>(one) - sum);
-  }
+  // The kernel's weights once (docs/stages/filter.md#gaussian_blur); float as rounded.
+  const std::vector<std::int32_t> fixed =
+      dtype != DType::F32 ? blur_fixed_weights(kernel, bits) : std::vector<std::int32_t>(n);
 
   AxisTable t;
   t.taps = n;

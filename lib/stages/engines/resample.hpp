@@ -44,6 +44,9 @@ AxisTable resize_axis(int src_len, int dst_len, int offset, Interp interp, DType
 
 // Correlation with `kernel` (odd length, sums to 1, from cv::getGaussianKernel) under `border`.
 AxisTable blur_axis(int len, const std::vector<double>& kernel, Border border, DType dtype);
+// A blur kernel's integer weights for 8/16-bit images (blur_frac_bits fractional bits): OpenCV's
+// error diffusion from the outside in, the centre taking the remainder, so that they sum to 2^bits.
+std::vector<std::int32_t> blur_fixed_weights(const std::vector<double>& kernel, int bits);
 
 // Runs the separable engine with the given tables on `ctx` (its kernels, or on the CPU backend its
 // vectorised host driver; both compute the same function).

@@ -4,6 +4,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "kernels/engines/smooth8.hpp"
 #include "lib/core/text.hpp"
 #include "lib/io/cv_bridge.hpp"
 #include "lib/stages/engines/opencv_words.hpp"
@@ -73,8 +74,11 @@ image (on a `cv::Mat` ROI view OpenCV takes its float path and reads pixels outs
 - **8-bit**: `H = sum_i q_i * p` (at most 65280), `out = (sum_j q_j * H + 2^15) >> 16`: OpenCV's
   `fixedSmoothInvoker` formula, of which its special cases (121, 14641, symmetric kernels, SIMD bias
   tricks) are rearrangements. **16-bit**: `round_shift(sum, 28)`. **Float**: `(float)K_i`, x then y.
-- **CPU backend**: 8-bit images call `cv::GaussianBlur(k, k, sigma, sigma, border | BORDER_ISOLATED)`,
-  which computes exactly the above; 16-bit and float images run the separable engine's host driver.
+- **CPU backend**: 8-bit images run `smooth8` (kernels/engines/smooth8.hpp: the same exact integer
+  sums with AVX-512 BW and VNNI, kernels of up to 31 taps) or, on other processors, for longer
+  kernels and for a single row or column, call `cv::GaussianBlur(k, k, sigma, sigma, border |
+  BORDER_ISOLATED)`, which computes exactly the above; 16-bit and float images run the separable
+  engine's host driver.
 )md",
       .imports = {
           {.name = "GaussianBlur",
@@ -131,8 +135,17 @@ class BlurOp final : public Op {
     const DType t = in.shape.dtype;
     if (ctx.cpu() && t == DType::U8) {
       // cv::GaussianBlur's 8-bit path computes exactly this: the same kernel, rounded to the same
-      // 8-bit taps, the same sums and one rounding (docs/stages/filter.md#gaussian_blur); ISOLATED keeps
-      // it off pixels outside the view. The tests hold the two equal.
+      // 8-bit taps, the same sums and one rounding (docs/stages/filter.md#gaussian_blur); so does
+      // smooth8, the host driver, where the processor has AVX-512 (OpenCV's special case of a
+      // single row or column aside). ISOLATED keeps OpenCV off pixels outside the view. The tests
+      // hold all three equal.
+      if (in.shape.width > 1 && in.shape.height > 1 && in.view<const std::uint8_t>().data != out.view<std::uint8_t>().data) {
+        const std::vector<std::int32_t> w = blur_fixed_weights(kernel(), blur_frac_bits(t));
+        const std::vector<std::uint16_t> k(w.begin(), w.end());
+        if (k::cpu::smooth8(in.view<const std::uint8_t>(), out.view<std::uint8_t>(), k.data(), ksize_,
+                            static_cast<int>(border_)))  // the same numbering (vocabulary.cpp)
+          return;
+      }
       cv::Mat dst = as_mat(out);
       cv::GaussianBlur(as_mat(in), dst, cv::Size(ksize_, ksize_), sigma_, sigma_,
                        cv_border(border_) | cv::BORDER_ISOLATED);
