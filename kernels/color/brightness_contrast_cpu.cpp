@@ -30,11 +30,7 @@ std::uint64_t sum_colour(const T* s, int width, int C, int cc) {
 }
 
 #if defined(AUG_AVX2_PHILOX)
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 // The colour bytes of an 8-bit row: `keep` marks them within each 64 bytes (C divides 64 for 1, 2
 // and 4 channels; with 3 every byte is colour).
 [[gnu::target("avx512f,avx512bw")]] std::uint64_t sum_colour_u8(const std::uint8_t* s, int n, std::uint64_t keep) {
@@ -47,9 +43,7 @@ std::uint64_t sum_colour(const T* s, int width, int C, int cc) {
   for (; i < n; ++i) total += (keep >> (i % 64) & 1) ? s[i] : 0;
   return total;
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 }  // namespace

@@ -134,13 +134,7 @@ AUG_CLONES void saturation_row(float* r, float* g, float* b, int n, float f, flo
 // from and back to interleaved RGB or RGBA bytes (no planes), with the same lane-wise operations in
 // the same order as hue_row_avx2 and the scalar formulas.
 #define AUG_JITTER_AVX512 gnu::target("avx512f,avx512bw,avx512vbmi")
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_* (a self-initialised variable), which
-// -Wuninitialized reports in every function that inlines them.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 
 // The helpers work on kGroups vectors of sixteen pixels at once, each step over every group before
 // the next step: the groups' chains of dependent operations (a pixel's adjustments are one long
@@ -305,9 +299,7 @@ template <int C>
   return total;
 }
 #undef AUG_EACH
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 void hue_row(float* r, float* g, float* b, int n, float hue) {

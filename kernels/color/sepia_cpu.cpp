@@ -101,11 +101,7 @@ struct RgbShuffles {
 // and (b, 1) in each lane's two 16-bit halves, pmaddwd makes each channel's exact sum
 // cr r + cg g + cb b + 512, then >> 10, saturated to 255, and the three channels go back to 48
 // interleaved bytes. Rows whose last 64 bytes would be read past are finished by the caller.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 struct SepiaPermutes {
   std::uint8_t rg[64], b[64];
 };
@@ -144,9 +140,7 @@ alignas(64) constexpr SepiaPermutes kSepiaPermutes = sepia_permutes();
   }
   return x;
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 }  // namespace

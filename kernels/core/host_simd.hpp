@@ -15,6 +15,19 @@
 #include "kernels/core/common.hpp"
 #include "kernels/core/philox.hpp"
 
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32 (a self-initialised variable), which
+// -Wuninitialized and -Wmaybe-uninitialized report in every function that inlines them: code that
+// uses them sits between AUG_AVX512_WARNINGS_OFF and AUG_AVX512_WARNINGS_ON.
+#if !defined(__clang__)
+#define AUG_AVX512_WARNINGS_OFF                                     \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"") \
+      _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define AUG_AVX512_WARNINGS_ON _Pragma("GCC diagnostic pop")
+#else
+#define AUG_AVX512_WARNINGS_OFF
+#define AUG_AVX512_WARNINGS_ON
+#endif
+
 // Hot loops get an AVX2 clone next to the baseline one; the loader picks per machine. Not under
 // GCC's ThreadSanitizer: the clones' resolver is instrumented and runs while the dynamic loader
 // relocates the program, before the TSan runtime exists, and crashes it.
@@ -173,13 +186,7 @@ struct PhiloxState16 {
   }
 }
 
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32 (a self-initialised variable), which
-// -Wuninitialized reports in every function that inlines them.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 // The same with AVX-512: sixteen lanes, and the round's two exclusive ors in one ternary logic
 // instruction (0x96: a ^ b ^ c). Thirty-two blocks at a time.
 [[gnu::target("avx512f"), gnu::always_inline]] inline void philox_round_avx512(PhiloxState16& s, __m512i m0,
@@ -229,9 +236,7 @@ struct PhiloxState16 {
     philox_blocks_avx2(stream, first + static_cast<std::uint32_t>(i), purpose, n - i, w0 + i, w1 + i, w2 + i,
                        w3 != nullptr ? w3 + i : nullptr);
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 
 // Three vectors of eight 32-bit lanes a, b, c interleaved to a0 b0 c0 a1 b1 c1 ... (24 values at
 // `out`): one permutation of each puts every value at its place within one of the three outputs

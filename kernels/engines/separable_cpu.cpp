@@ -219,15 +219,25 @@ template <int C>
 #endif
 
 #if defined(AUG_AVX2_PHILOX)
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 // bilinear_row_avx2 four pixels at a time, one per 128-bit lane of an AVX-512 register (the same
 // loads, shuffle and multiply-add per pixel, each lane with its pixel's weights), the four pixels'
 // bytes then joined by one byte permute (VBMI). Groups whose taps are not neighbouring columns, and
 // the row's last pixels, take the scalar path.
+// Byte c of 128-bit lane k goes to byte C k + c (c < C, k < 4).
+struct LaneJoin {
+  std::uint8_t bytes[64];
+};
+template <int C>
+constexpr LaneJoin lane_join() {
+  LaneJoin j{};
+  for (int k = 0; k < 4; ++k)
+    for (int c = 0; c < C; ++c) j.bytes[C * k + c] = static_cast<std::uint8_t>(16 * k + c);
+  return j;
+}
+template <int C>
+alignas(64) constexpr LaneJoin kLaneJoin = lane_join<C>();
+
 template <int C>
 [[gnu::target("avx512f,avx512bw,avx512vbmi")]] void bilinear_row_avx512(std::uint8_t* out, const std::uint16_t* mid,
                                                                        const std::int32_t* index,
@@ -238,11 +248,7 @@ template <int C>
   const __m512i offset = _mm512_broadcast_i32x4(C == 3 ? _mm_setr_epi16(-32768, -32768, -32768, -32768, -32768, -32768, 0, 0)
                                                        : _mm_set1_epi16(-32768));
   const __m512i spread = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
-  // Byte c of lane k's first 32 bits goes to byte C k + c.
-  alignas(64) std::uint8_t join[64] = {};
-  for (int k = 0; k < 4; ++k)
-    for (int c = 0; c < C; ++c) join[C * k + c] = static_cast<std::uint8_t>(16 * k + c);
-  const __m512i joiner = _mm512_load_si512(join);
+  const __m512i joiner = _mm512_load_si512(kLaneJoin<C>.bytes);
   const int last = C == 3 ? width - 1 : width;  // an RGB group writes 4 bytes past its last pixel's
   int x = 0;
   for (; x + 4 <= last; x += 4) {
@@ -283,9 +289,7 @@ template <int C>
   _mm256_zeroupper();
   bilinear_row<C>(out, mid, index, w, x, width, cmin);
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 // bilinear_row with the vector path where it has one (3 and 4 channels, AVX2 or AVX-512 VBMI).

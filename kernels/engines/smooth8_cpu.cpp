@@ -25,11 +25,7 @@ namespace {
 
 #if defined(AUG_AVX2_PHILOX)
 #define AUG_SMOOTH8 gnu::target("avx512f,avx512bw,avx512vnni")
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 
 // h[0, N) = the horizontal sums of the padded 16-bit row `p` (p[j] is the value at j - r C), less 32768.
 [[AUG_SMOOTH8]] void hsum(const std::uint16_t* p, std::int16_t* h, int N, int C, const std::uint16_t* k, int r) {
@@ -81,9 +77,7 @@ namespace {
   }
 }
 
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 }  // namespace

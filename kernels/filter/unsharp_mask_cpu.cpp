@@ -119,25 +119,26 @@ std::vector<std::uint16_t> weights_64(const float* w, int k) {
   return q;
 }
 
-// Sixteen 16-bit lanes (GCC vector extension); the sums stay below 2^13, nothing wraps.
+// 16-bit lanes (GCC vector extensions, L of them); the sums stay below 2^13, nothing wraps.
 using u16x16 = std::uint16_t __attribute__((vector_size(32)));
+using u16x32 = std::uint16_t __attribute__((vector_size(64)));
 
-// out[j] = sum_i q[i] * src(i)[j], exact.
-template <class Src>
+// out[j] = sum_i q[i] * src(i)[j], exact: two vectors of V at a time, then value by value.
+template <class V, int L, class Src>
 [[gnu::always_inline]] inline void integer_sum(std::uint16_t* __restrict out, Src src, int n, const std::uint16_t* q,
                                                int k) {
   int j = 0;
-  for (; j + 32 <= n; j += 32) {
-    u16x16 a0 = {}, a1 = {};
+  for (; j + 2 * L <= n; j += 2 * L) {
+    V a0 = {}, a1 = {};
     for (int i = 0; i < k; ++i) {
-      u16x16 v0, v1;
+      V v0, v1;
       std::memcpy(&v0, src(i) + j, sizeof v0);
-      std::memcpy(&v1, src(i) + j + 16, sizeof v1);
+      std::memcpy(&v1, src(i) + j + L, sizeof v1);
       a0 = a0 + q[i] * v0;
       a1 = a1 + q[i] * v1;
     }
     std::memcpy(out + j, &a0, sizeof a0);
-    std::memcpy(out + j + 16, &a1, sizeof a1);
+    std::memcpy(out + j + L, &a1, sizeof a1);
   }
   for (; j < n; ++j) {
     unsigned acc = 0;
@@ -148,41 +149,22 @@ template <class Src>
 
 AUG_CLONES void conv_row16(std::uint16_t* out, const std::uint16_t* src, int n, const std::uint16_t* q, int k,
                            int step) {
-  integer_sum(out, [&](int i) { return src + i * step; }, n, q, k);
+  integer_sum<u16x16, 16>(out, [&](int i) { return src + i * step; }, n, q, k);
 }
 
 AUG_CLONES void sum_rows16(std::uint16_t* out, const std::uint16_t* const* rows, int n, const std::uint16_t* q, int k) {
-  integer_sum(out, [&](int i) { return rows[i]; }, n, q, k);
+  integer_sum<u16x16, 16>(out, [&](int i) { return rows[i]; }, n, q, k);
 }
 
 #if defined(AUG_AVX2_PHILOX)
 // The same sums 32 lanes a vector with AVX-512 BW.
-using u16x32 = std::uint16_t __attribute__((vector_size(64)));
-template <class Src>
-[[gnu::target("avx512f,avx512bw"), gnu::always_inline]] inline void integer_sum32(std::uint16_t* __restrict out, Src src,
-                                                                                   int n, const std::uint16_t* q, int k) {
-  int j = 0;
-  for (; j + 64 <= n; j += 64) {
-    u16x32 a0 = {}, a1 = {};
-    for (int i = 0; i < k; ++i) {
-      u16x32 v0, v1;
-      std::memcpy(&v0, src(i) + j, sizeof v0);
-      std::memcpy(&v1, src(i) + j + 32, sizeof v1);
-      a0 = a0 + q[i] * v0;
-      a1 = a1 + q[i] * v1;
-    }
-    std::memcpy(out + j, &a0, sizeof a0);
-    std::memcpy(out + j + 32, &a1, sizeof a1);
-  }
-  if (j < n) integer_sum(out + j, [&](int i) { return src(i) + j; }, n - j, q, k);
-}
 [[gnu::target("avx512f,avx512bw")]] void conv_row32(std::uint16_t* out, const std::uint16_t* src, int n,
                                                    const std::uint16_t* q, int k, int step) {
-  integer_sum32(out, [&](int i) { return src + i * step; }, n, q, k);
+  integer_sum<u16x32, 32>(out, [&](int i) { return src + i * step; }, n, q, k);
 }
 [[gnu::target("avx512f,avx512bw")]] void sum_rows32(std::uint16_t* out, const std::uint16_t* const* rows, int n,
                                                    const std::uint16_t* q, int k) {
-  integer_sum32(out, [&](int i) { return rows[i]; }, n, q, k);
+  integer_sum<u16x32, 32>(out, [&](int i) { return rows[i]; }, n, q, k);
 }
 #endif
 
@@ -340,11 +322,7 @@ template <class T, class S>
 
 // The same rows sixteen lanes wide with AVX-512 (F, BW): the same operations lane by lane.
 #define AUG_UNSHARP_AVX512 gnu::target("avx512f,avx512bw")
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 [[AUG_UNSHARP_AVX512]] inline __m512 load16(const std::uint8_t* s) {
   return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))));
 }
@@ -444,9 +422,7 @@ template <class T, class S>
   }
   for (; i < n; ++i) out[i] = from_unit<T>(unsharp_blend(x[i], b[i], soft(s, i), alpha));
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 bool has_avx2() {

@@ -121,11 +121,7 @@ template <class T>
 // faster than AVX-512's gathers on the AMD EPYC this was measured on) and added in registers, the
 // same binary32 operations as noise_rgb_avx2 and add_noise_avx2 in the same order.
 #define AUG_NOISE_AVX512 gnu::target("avx512f,avx512bw,avx512vbmi")
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 // mean + sigma standard_normal(bits) of sixteen words; lanes outside `lanes` hold 0 words and are
 // not used.
 [[AUG_NOISE_AVX512, gnu::always_inline]] inline __m512 noise16(__m512i bits, const float* pairs, const float* normal,
@@ -183,9 +179,7 @@ template <class T>
     _mm512_mask_storeu_epi8(d + 3 * static_cast<std::size_t>(x), bytes, rgb8_join16(px));
   }
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 // The normals of n words (noise_values), or of RGB pixels' three words (noise_rgb), with AVX2 where

@@ -147,13 +147,7 @@ constexpr std::uint64_t kThirdChannel = [] {
   return m;
 }();
 
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32 (a self-initialised variable), which
-// -Wuninitialized reports in every function that inlines them.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 template <int C>
 [[gnu::target("avx512f,avx512bw,avx512vbmi")]] void shot_row_u8_vbmi(const std::uint8_t* s, std::uint8_t* d,
                                                                     const std::uint32_t* words, std::size_t n, int W,
@@ -211,9 +205,7 @@ template <int C>
     } while (tied != 0);
   }
 }
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 #endif
 
 }  // namespace

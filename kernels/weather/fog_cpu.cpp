@@ -104,13 +104,7 @@ struct FogBlurRow {
 // The same three steps with AVX-512 (BW, VNNI: _mm512_dpwssd_epi32 adds the pair products to the
 // sums in one instruction), 64 values at a time; the unpacks work within 128-bit lanes, so a
 // permutation of 64-bit pieces puts the pairs back in order.
-// GCC 12's AVX-512 intrinsics start from an undefined vector, which -Wmaybe-uninitialized reports
-// (as in kernels/core/host_simd.hpp).
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AUG_AVX512_WARNINGS_OFF
 #define AUG_FOG_AVX512 gnu::target("avx512f,avx512bw,avx512vnni")
 [[AUG_FOG_AVX512]] void fog_pair_bytes_avx512(const std::uint8_t* a, const std::uint8_t* b, std::uint16_t* q, int n64) {
   const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
@@ -177,9 +171,7 @@ struct FogBlurRow {
   }
 }
 #undef AUG_FOG_AVX512
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AUG_AVX512_WARNINGS_ON
 
 // out = (sum_i w[i] sum_j w[j] in(x + i - r, y + j - r) + 2^15) >> 16, REFLECT_101 borders, for
 // 8-bit weights summing to 256 whose neighbouring pairs sum to at most 128 (w[j] + w[j + 1] <= 128).
