@@ -176,8 +176,10 @@ template <int C>
   const __m512i levels = _mm512_load_si512(tab.levels), one = _mm512_set1_epi8(1);
   alignas(64) std::uint8_t sure[64];
   for (std::size_t i = 0; i < N; i += 64) {
-    const __mmask64 m = N - i >= 64 ? ~0ull : (~0ull) >> (64 - (N - i));
-    const __m512i v = _mm512_maskz_loadu_epi8(m, s + i), b = _mm512_maskz_loadu_epi8(m, top + i);
+    const bool whole = N - i >= 64;  // plain loads and stores but for the last values (masked ones are slower)
+    const __mmask64 m = whole ? ~0ull : (~0ull) >> (64 - (N - i));
+    const __m512i v = whole ? _mm512_loadu_si512(s + i) : _mm512_maskz_loadu_epi8(m, s + i);
+    const __m512i b = whole ? _mm512_loadu_si512(top + i) : _mm512_maskz_loadu_epi8(m, top + i);
     const __mmask64 upper = _mm512_movepi8_mask(v);
     __m512i count = _mm512_setzero_si512();
     __mmask64 tied = 0;
@@ -189,7 +191,9 @@ template <int C>
       count = _mm512_mask_add_epi8(count, _mm512_cmplt_epu8_mask(tk, b), count, one);
       tied |= _mm512_cmpeq_epi8_mask(tk, b);
     }
-    _mm512_mask_storeu_epi8(d + i, m, _mm512_permutexvar_epi8(count, levels));
+    const __m512i out = _mm512_permutexvar_epi8(count, levels);
+    if (whole) _mm512_storeu_si512(d + i, out);
+    else _mm512_mask_storeu_epi8(d + i, m, out);
     tied &= m;
     if (tied == 0) continue;
     _mm512_store_si512(sure, count);
