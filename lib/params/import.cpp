@@ -65,6 +65,14 @@ std::pair<double, double> TransformReader::limit(const char* key, std::pair<doub
   return limit_in(t_, key, fallback, symmetric, low);
 }
 
+std::pair<double, double> TransformReader::value_or_range(const char* key, std::pair<double, double> fallback) const {
+  if (t_.contains(key) && t_.at(key).is_number()) {
+    const double x = t_.at(key).get<double>();
+    return {x, x};
+  }
+  return limit(key, fallback, false);
+}
+
 std::string TransformReader::interpolation(const char* key) const {
   const int v = static_cast<int>(number(key, 1));
   switch (v) {

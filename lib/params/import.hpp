@@ -51,7 +51,11 @@ class TransformReader {
   // (-|x|, |x|) when `symmetric`, (min(low, x), max(low, x)) otherwise; a pair is itself, ordered.
   std::pair<double, double> limit(const char* key, std::pair<double, double> fallback, bool symmetric,
                                   double low = 0) const;
-  // The same, read from `object` (a per-axis {"x": ..., "y": ...} value).
+  // A number or a pair, as to_tuple(x, x) reads a parameter whose single number is a fixed value
+  // (Posterize's num_bits, Solarize's threshold, ZoomBlur's step_factor, MultiplicativeNoise's
+  // multiplier in 1.x): a number x is (x, x); a pair is itself, ordered.
+  std::pair<double, double> value_or_range(const char* key, std::pair<double, double> fallback) const;
+  // The same as limit, read from `object` (a per-axis {"x": ..., "y": ...} value).
   std::pair<double, double> limit_in(const nlohmann::json& object, const char* key, std::pair<double, double> fallback,
                                      bool symmetric, double low = 0) const;
   // A cv2.INTER_* code as an interpolation word (0 to 5: nearest, bilinear, bicubic, area, lanczos,

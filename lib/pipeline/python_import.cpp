@@ -430,10 +430,18 @@ class TvArgs {
       s["fill"] = numbers("fill");
       return;
     }
+    // The image's entry: "image" (Albumentations), tv_tensors.Image (torchvision), else torchvision's
+    // "others" (what a type the dict does not name gets).
+    const Value* image = nullptr;
     for (const auto& [key, value] : v.named) {
       std::string k = key;
       std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (k != "image") continue;
+      if (k == "image" || k == "tv_tensors.image") image = &value;
+    }
+    for (const auto& [key, value] : v.named)
+      if (!image && key == "others") image = &value;
+    if (image) {
+      const Value& value = *image;
       if (value.is_number()) s["fill"] = num(value);
       else if ((value.kind == Kind::tuple || value.kind == Kind::list) &&
                std::all_of(value.items.begin(), value.items.end(), [](const Value& i) { return i.is_number(); })) {
@@ -446,7 +454,7 @@ class TvArgs {
       note("fill per type: the image's is taken; masks get the pipeline's labels block mask_fill");
       return;
     }
-    bad("fill", "per type (a dict) without an \"image\" entry has no stage equivalent; give a number or one per channel");
+    bad("fill", "per type (a dict) without an \"image\", tv_tensors.Image or \"others\" entry has no stage equivalent; give a number or one per channel");
   }
   // center (x, y) with the origin at the top-left corner -> pixel-centre coordinates.
   void center(ojson& s) const {
@@ -583,6 +591,33 @@ const std::vector<TvRule>& tv_rules() {
          if (a.has("distortion_scale")) s["distortion_scale"] = a.numbers("distortion_scale");
          s["interpolation"] = a.interpolation("bilinear");
          a.fill(s);
+         return s;
+       }},
+      {"RandomPhotometricDistort", "brightness contrast saturation hue p", 1, "sequence",
+       "as a sequence: brightness, then contrast, saturation and hue (contrast before or after the other two, "
+       "at even odds), then channel_shuffle, each part with probability p (default 0.5); the ranges as they are "
+       "(defaults (0.875, 1.125), (0.5, 1.5), (0.5, 1.5), (-0.05, 0.05))",
+       [](const TvArgs& a) {
+         const double p = a.number("p", 0.5);
+         const auto part = [&](const char* k, ojson fallback) {
+           ojson s = with_stage("color_jitter");
+           s[k] = a.has(k) ? a.numbers(k) : fallback;
+           s["p"] = p;
+           return s;
+         };
+         const ojson contrast = part("contrast", {0.5, 1.5}), saturation = part("saturation", {0.5, 1.5}),
+                     hue = part("hue", {-0.05, 0.05});
+         ojson before = with_stage("sequence"), after = with_stage("sequence");
+         before["stages"] = ojson::array({contrast, saturation, hue});
+         after["stages"] = ojson::array({saturation, hue, contrast});
+         ojson order = with_stage("one_of");
+         order["stages"] = ojson::array({before, after});
+         ojson shuffle = with_stage("channel_shuffle");
+         shuffle["p"] = p;
+         ojson s = with_stage("sequence");
+         s["stages"] = ojson::array({part("brightness", {0.875, 1.125}), order, shuffle});
+         a.note("its parts as a sequence of color_jitter and channel_shuffle stages, with "
+                "the same probabilities and order");
          return s;
        }},
       {"ColorJitter", "brightness contrast saturation hue", 1, "color_jitter", "brightness, contrast, saturation, hue as they are",
@@ -749,7 +784,6 @@ const std::vector<TvMissing>& tv_missing() {
        "torchvision's alpha is divided by the image size; elastic takes Kornia's alpha, kernel_size and sigma"},
       {"RandomOrder", "some_of", "some_of keeps the listed order"},
       {"AugMix", nullptr, "it mixes several augmented chains"},
-      {"RandomPhotometricDistort", "color_jitter", "its own order and channel permutation"},
       {"ScaleJitter", "resize", ""},
       {"RandomShortestSize", "resize", "short_side drawn from a list, with max_size"},
       {"RandomResize", "resize", "short_side [lo, hi] draws the short side, not the size"},
@@ -842,7 +876,9 @@ class TvImporter {
     ojson s = r->convert(a);
     if (name == "RandomErasing" && normalized_) erase_after_normalize(a, s);
     const std::vector<std::string> params = words(r->params);
-    const double p = std::find(params.begin(), params.end(), "p") != params.end() ? a.number("p", r->p) : r->p;
+    // RandomPhotometricDistort's p is each part's, which its conversion gives them.
+    const bool own_p = std::find(params.begin(), params.end(), "p") != params.end() && name != "RandomPhotometricDistort";
+    const double p = own_p ? a.number("p", r->p) : r->p;
     const StageSpec* spec = find_spec(s.value("stage", std::string()));
     if (p != 1.0 || (spec && spec->default_p != 1.0)) s["p"] = p;
     return s;
@@ -1035,6 +1071,9 @@ Imported import_torchvision_python(const std::string& path, const std::string& n
 }
 
 std::string torchvision_hint(const std::string& name) {
+  if (const TvRule* r = find_named(tv_rules(), name); r && std::string(r->stage) == "sequence")
+    return std::string("that is torchvision's name for several stages; `augment import torchvision train.py` writes it ") +
+           r->how;
   if (const TvRule* r = find_named(tv_rules(), name))
     return std::string("that is torchvision's name; the stage is \"") + r->stage + "\" (`augment describe " + r->stage +
            "` has its parameters; `augment import torchvision train.py` translates whole pipelines)";

@@ -1026,6 +1026,114 @@ struct Source::Impl {
   }
 
   // Arguments of a call: (positional..., name=value...).
+  // Python's built-in functions of literals that settings are written with: list(...) and tuple(...)
+  // of a list or tuple, int(x), float(x), round(x[, n]), abs(x), min(...) and max(...) of numbers.
+  static bool literal_builtin(const std::string& name) {
+    static const char* const names[] = {"list", "tuple", "int", "float", "round", "abs", "min", "max"};
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+  }
+
+  Value builtin(Cursor& c, const Token& t, const std::string& name, const Context& ctx, std::vector<std::string>& notes,
+                int depth) const {
+    Value a;
+    a.kind = Value::Kind::call;
+    arguments(c, a, ctx, notes, depth);
+    const std::string shown = name + "(...)";
+    if (!a.named.empty()) refuse_at(t, shown + " with keyword arguments: only its plain form is read");
+    Value v;
+    v.at = t.at;
+    const auto number_at = [&](std::size_t i) -> const Value& {
+      if (i >= a.items.size() || !a.items[i].is_number())
+        refuse_at(t, shown + ": only numbers are read as its arguments");
+      return a.items[i];
+    };
+    if (name == "list" || name == "tuple") {
+      if (a.items.size() != 1 || (a.items[0].kind != Value::Kind::list && a.items[0].kind != Value::Kind::tuple))
+        refuse_at(t, shown + ": only a literal list or tuple is read as its argument");
+      v = a.items[0];
+      v.kind = name == "list" ? Value::Kind::list : Value::Kind::tuple;
+      return v;
+    }
+    if (name == "min" || name == "max") {
+      std::vector<Value> xs = a.items;
+      if (xs.size() == 1 && (xs[0].kind == Value::Kind::list || xs[0].kind == Value::Kind::tuple)) xs = xs[0].items;
+      if (xs.empty()) refuse_at(t, shown + ": no arguments");
+      const Value* best = nullptr;
+      for (const Value& x : xs) {
+        if (!x.is_number()) refuse_at(t, shown + ": only numbers are read as its arguments");
+        if (!best || (name == "min" ? x.number() < best->number() : x.number() > best->number())) best = &x;
+      }
+      v = *best;  // the first of equal values, its type kept, as Python gives it
+      return v;
+    }
+    if (a.items.size() != 1 && !(name == "round" && a.items.size() == 2))
+      refuse_at(t, shown + ": " + std::to_string(a.items.size()) + " arguments");
+    const Value& x = number_at(0);
+    if (name == "abs") {
+      v = x;
+      if (v.kind == Value::Kind::integer) v.i = v.i < 0 ? -v.i : v.i;
+      else v.f = std::fabs(v.f);
+      return v;
+    }
+    if (name == "float") {
+      v.kind = Value::Kind::real;
+      v.f = x.number();
+      return v;
+    }
+    if (name == "int") {  // towards zero
+      if (x.kind == Value::Kind::integer) return x;
+      if (!std::isfinite(x.f) || std::fabs(x.f) >= 9.2e18) refuse_at(t, shown + ": the value does not fit an integer");
+      v.kind = Value::Kind::integer;
+      v.i = static_cast<std::int64_t>(std::trunc(x.f));
+      return v;
+    }
+    // round: half to even; round(x) an integer, round(x, n) a number with n decimals.
+    if (a.items.size() == 2) {
+      const Value& n = number_at(1);
+      if (n.kind != Value::Kind::integer) refuse_at(t, shown + ": the number of digits must be an integer");
+      if (x.kind == Value::Kind::integer && n.i >= 0) return x;
+      const double scale = std::pow(10.0, static_cast<double>(n.i));
+      v.kind = x.kind;
+      v.f = std::nearbyint(x.number() * scale) / scale;
+      if (x.kind == Value::Kind::integer) v.i = static_cast<std::int64_t>(v.f);
+      return v;
+    }
+    if (x.kind == Value::Kind::integer) return x;
+    if (!std::isfinite(x.f) || std::fabs(x.f) >= 9.2e18) refuse_at(t, shown + ": the value does not fit an integer");
+    v.kind = Value::Kind::integer;
+    v.i = static_cast<std::int64_t>(std::nearbyint(x.f));
+    return v;
+  }
+
+  // collections.defaultdict(lambda: VALUE[, {...}]), torchvision's fill per type with a default:
+  // the dict, with VALUE under "others" (what torchvision gives a type the dict does not name).
+  Value default_dict(Cursor& c, const Token& t, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    const std::size_t close = closing(c.k);
+    const std::size_t k = c.k + 1;
+    if (k + 1 >= close || !is_name(toks[k], "lambda") || !is_op(toks[k + 1], ":"))
+      refuse_at(t, "defaultdict(...): only defaultdict(lambda: VALUE, {...}) with a literal VALUE is read");
+    Cursor a{k + 2, close};
+    Value others = expression(a, ctx, notes, depth);
+    Value d;
+    d.kind = Value::Kind::dict;
+    d.at = t.at;
+    if (a.k < close && is_op(toks[a.k], ",")) {
+      ++a.k;
+      if (a.k < close) {
+        Value m = expression(a, ctx, notes, depth);
+        if (m.kind != Value::Kind::dict) refuse_at(t, "defaultdict(...): its second argument must be a literal dict");
+        d.named = std::move(m.named);
+        if (a.k < close && is_op(toks[a.k], ",")) ++a.k;
+      }
+    }
+    if (a.k < close) refuse_at(toks[a.k], "cannot read defaultdict's arguments here ('" + toks[a.k].text + "')");
+    bool named_others = false;
+    for (const auto& kv : d.named) named_others = named_others || kv.first == "others";
+    if (!named_others) d.named.emplace_back("others", std::move(others));
+    c.k = close + 1;
+    return d;
+  }
+
   void arguments(Cursor& c, Value& call, const Context& ctx, std::vector<std::string>& notes, int depth) const {
     const std::size_t close = closing(c.k);
     comprehension(toks[c.k], c.k + 1, close);
@@ -1209,6 +1317,8 @@ struct Source::Impl {
         v.named = std::move(d.named);
         return v;
       }
+      if (parts.size() == 1 && !aliases.count(parts[0]) && literal_builtin(parts[0])) return builtin(c, t, parts[0], ctx, notes, depth);
+      if (full == "collections.defaultdict") return default_dict(c, t, ctx, notes, depth);
       if (full == "torch.nn.ModuleList") {
         // A list of transforms held in a module list (RandomApply's documented form): the list.
         Value m;
@@ -1249,6 +1359,12 @@ struct Source::Impl {
           v.s = starts_with(full, "torch.") && owner == "torch" ? full : owner + "." + parts.back();
           return v;
         }
+      }
+      if (parts.size() >= 2 && (parts[parts.size() - 2] == "tv_tensors" || parts[parts.size() - 2] == "datapoints")) {
+        // torchvision's types, as the keys of a fill per type ({tv_tensors.Image: ..., "others": ...}).
+        v.kind = Value::Kind::symbol;
+        v.s = "tv_tensors." + parts.back();
+        return v;
       }
       if (parts[0] == "self")
         refuse_at(t, written + ": an attribute of self, known only when the code runs; only literals are read");
@@ -1346,7 +1462,8 @@ struct Source::Impl {
         refuse_at(open, "a set: only lists, tuples and dicts are read");
       }
       ++in.k;
-      if (key.kind != Value::Kind::string) refuse_at(toks[in.k - 1], "a dict key that is not a string: " + key.repr());
+      if (key.kind != Value::Kind::string && !(key.kind == Value::Kind::symbol && starts_with(key.s, "tv_tensors.")))
+        refuse_at(toks[in.k - 1], "a dict key that is not a string: " + key.repr());
       // A value that cannot be read is refused only where it is used: a script's settings dict often
       // holds paths and run-time values beside the literals a pipeline reads.
       Value val;

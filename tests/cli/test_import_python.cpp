@@ -173,13 +173,16 @@ TEST(ImportPython, TorchvisionDetectionScript) {
     {"stage":"jpeg","quality":[70,95]}
   ])")) << p.dump();
   EXPECT_TRUE(has_line(err, file + ":20:13: T.SanitizeBoundingBoxes left out: augment drops the boxes")) << err;
-  // The tutorial's pipeline: every transform augment lacks, with its place and the closest stage.
-  const auto r = run_cli({"import", "torchvision", file, "--name", "tutorial"});
-  EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(has_line(r.err, file + ": 1 transform(s) augment does not have; replace or remove them and import again:\n  " +
-                                  file + ":29:5: RandomPhotometricDistort (closest stage: color_jitter; its own order and "
-                                         "channel permutation)"))
-      << r.err;
+  // The tutorial's pipeline: RandomPhotometricDistort as a sequence of its parts.
+  const auto [t, terr] = import_cli({"torchvision", file, "--name", "tutorial"});
+  ASSERT_EQ(t["stages"].size(), 4u) << t.dump();
+  EXPECT_EQ(t["stages"][0]["stage"], "sequence");
+  EXPECT_EQ(t["stages"][1]["stage"], "zoom_out");
+  EXPECT_EQ(t["stages"][2], json::parse(R"({"stage":"iou_crop"})"));
+  EXPECT_EQ(t["stages"][3], json::parse(R"({"stage":"flip","direction":"horizontal"})"));
+  EXPECT_TRUE(has_line(terr, file + ":29:5: T.RandomPhotometricDistort: its parts as a sequence of color_jitter and "
+                                    "channel_shuffle stages"))
+      << terr;
 }
 
 // The SSD pair: RandomZoomOut (a fill per type gives the image's) and RandomIoUCrop.
@@ -221,6 +224,87 @@ std::string refusal(const std::string& library, const std::string& text, const s
   err = "train.py" + err.substr(at + prefix.size());
   while (!err.empty() && err.back() == '\n') err.pop_back();
   return err;
+}
+
+// torchvision's detection recipe as its reference scripts write it: RandomPhotometricDistort as a
+// sequence of its parts, a fill per type given by tv_tensors types or a defaultdict with a default.
+TEST(ImportPython, TorchvisionDetectionRecipeFillsPerTypeAndPhotometricDistort) {
+  testing::TempDir dir;
+  const fs::path file = dir / "presets.py";
+  std::ofstream(file) << "from collections import defaultdict\n"
+                         "import torch\n"
+                         "import torchvision.transforms.v2 as T\n"
+                         "from torchvision import tv_tensors\n"
+                         "mean = (123.0, 117.0, 104.0)\n"
+                         "a = T.Compose([T.RandomPhotometricDistort(p=1), T.RandomZoomOut(fill=defaultdict(lambda: mean, "
+                         "{tv_tensors.Mask: 0})), T.RandomIoUCrop(), T.RandomHorizontalFlip(p=0.5)])\n"
+                         "b = T.Compose([T.RandomZoomOut(fill={tv_tensors.Image: (1, 2, 3), 'others': 0}), "
+                         "T.RandomPhotometricDistort(contrast=(0.8, 1.2))])\n";
+  auto [p, err] = import_cli({"torchvision", file.string(), "--name", "a"});
+  const json part = json::parse(R"([
+    {"stage":"color_jitter","brightness":[0.875,1.125],"p":1.0},
+    {"stage":"one_of","stages":[
+      {"stage":"sequence","stages":[{"stage":"color_jitter","contrast":[0.5,1.5],"p":1.0},
+                                    {"stage":"color_jitter","saturation":[0.5,1.5],"p":1.0},
+                                    {"stage":"color_jitter","hue":[-0.05,0.05],"p":1.0}]},
+      {"stage":"sequence","stages":[{"stage":"color_jitter","saturation":[0.5,1.5],"p":1.0},
+                                    {"stage":"color_jitter","hue":[-0.05,0.05],"p":1.0},
+                                    {"stage":"color_jitter","contrast":[0.5,1.5],"p":1.0}]}]},
+    {"stage":"channel_shuffle","p":1.0}])");
+  EXPECT_EQ(p["stages"][0], (json{{"stage", "sequence"}, {"stages", part}})) << p.dump();
+  EXPECT_EQ(p["stages"][1], json::parse(R"({"stage":"zoom_out","fill":[123.0,117.0,104.0],"p":0.5})")) << p.dump();
+  EXPECT_EQ(p["stages"][2], json::parse(R"({"stage":"iou_crop"})"));
+  EXPECT_NO_THROW(Pipeline::parse(p.dump(), "imported.json"));
+  std::tie(p, err) = import_cli({"torchvision", file.string(), "--name", "b"});
+  EXPECT_EQ(p["stages"][0]["fill"], json::parse("[1,2,3]")) << p.dump();
+  // The default p (0.5) goes to each part, the range given to its part.
+  const json& parts = p["stages"][1]["stages"];
+  EXPECT_EQ(parts[0]["p"], 0.5) << p.dump();
+  EXPECT_EQ(parts[1]["stages"][0]["stages"][0], json::parse(R"({"stage":"color_jitter","contrast":[0.8,1.2],"p":0.5})"));
+  EXPECT_EQ(parts[2], json::parse(R"({"stage":"channel_shuffle","p":0.5})"));
+  EXPECT_NO_THROW(Pipeline::parse(p.dump(), "imported.json"));
+}
+
+// Python's built-in functions of literals, as settings are written with them.
+TEST(ImportPython, BuiltinFunctionsOfLiteralsAreEvaluated) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "IMG = 224\nSIZES = [256, 320]\n"
+                         "tf = A.Compose([A.Resize(int(IMG * 1.14), round(IMG / 0.875)), A.RandomCrop(min(SIZES), "
+                         "max(200, 100)),\n"
+                         "    A.Rotate(limit=round(12.5), p=float(1)), A.Rotate(limit=round(13.5)), A.Rotate(limit=abs(-3)),\n"
+                         "    A.RandomResizedCrop(IMG, IMG, scale=tuple([0.5, 1.0]), ratio=list((0.75, 1.25)))])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  const json& s = p["stages"];
+  EXPECT_EQ(s[0]["size"], json::parse("[256,255]")) << p.dump();  // int truncates, round(256.0) is 256
+  EXPECT_EQ(s[1]["size"], json::parse("[200,256]")) << p.dump();
+  EXPECT_EQ(s[2]["angle"], json::parse("[-12.0,12.0]")) << p.dump();  // half to even
+  EXPECT_EQ(s[3]["angle"], json::parse("[-14.0,14.0]")) << p.dump();
+  EXPECT_EQ(s[4]["angle"], json::parse("[-3.0,3.0]")) << p.dump();
+  EXPECT_EQ(s[5]["scale"], json::parse("[0.5,1.0]")) << p.dump();
+  EXPECT_EQ(s[5]["ratio"], json::parse("[0.75,1.25]")) << p.dump();
+  EXPECT_EQ(refusal("albumentations", "import albumentations as A\ntf = A.Compose([A.Resize(int('224'), 8)])\n"),
+            "train.py:2:26: int(...): only numbers are read as its arguments");
+}
+
+// A single number where Albumentations' constructor reads it as a fixed value, not a range from 0.
+TEST(ImportPython, SingleNumbersThatAreFixedValues) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.Posterize(num_bits=4, p=1), A.Solarize(threshold=100), "
+                         "A.ZoomBlur(max_factor=1.2, step_factor=0.02), A.MultiplicativeNoise(multiplier=1.2)])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  const json& s = p["stages"];
+  EXPECT_EQ(s[0]["bits"], 4) << p.dump();
+  EXPECT_EQ(s[1]["threshold"], 100 / 255.0) << p.dump();
+  EXPECT_EQ(s[2]["step_factor"], 0.02) << p.dump();
+  EXPECT_EQ(s[2]["max_factor"], json::parse("[1.0,1.2]")) << p.dump();
+  EXPECT_EQ(s[3]["multiplier"], json::parse("[1.2,1.2]")) << p.dump();
+  EXPECT_EQ(refusal("albumentations", "import albumentations as A\ntf = A.Compose([A.Posterize(num_bits=[3, 4, 5])])\n"),
+            "train.py:2:17: num_bits per channel ([3,4,5]) has no equivalent: posterize keeps the same bits in every "
+            "channel; give one number or one range");
 }
 
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {

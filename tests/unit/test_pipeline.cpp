@@ -91,8 +91,13 @@ TEST(PipelineLoad, TorchvisionNamesSayWhichStage) {
             "\"flip\" (`augment describe flip` has its parameters; `augment import torchvision train.py` translates "
             "whole pipelines)");
   EXPECT_NE(error_of(stages(R"({"stage": "RandomIoUCrop"})")).find("the stage is \"iou_crop\""), std::string::npos);
-  EXPECT_NE(error_of(stages(R"({"stage": "RandomPhotometricDistort"})")).find("no such stage yet (the closest: color_jitter"),
+  EXPECT_NE(error_of(stages(R"({"stage": "RandomPhotometricDistort"})"))
+                .find("torchvision's name for several stages; `augment import torchvision train.py` writes it as a "
+                      "sequence: brightness, then contrast"),
             std::string::npos);
+  EXPECT_NE(error_of(stages(R"({"stage": "RandomShortestSize"})")).find("no such stage yet (the closest: resize"),
+            std::string::npos)
+      << "RandomShortestSize has no stage";
   EXPECT_NE(error_of(stages(R"({"stage": "ToTensor"})")).find("a conversion a training loader does"), std::string::npos);
 }
 

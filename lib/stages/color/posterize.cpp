@@ -44,9 +44,14 @@ or [lo, hi] drawn as an integer per image.
 )md",
       .imports = {
           {.name = "Posterize",
-           .how = "num_bits is bits",
+           .how = "num_bits is bits (a number: that many; a range: drawn per image)",
            .convert = [](const TransformReader& t) {
-            const auto [lo, hi] = t.limit("num_bits", {4, 4}, false);
+            const nlohmann::json& v = t.saved();
+            if (v.contains("num_bits") && v.at("num_bits").is_array() && v.at("num_bits").size() == 3)
+              t.fail("num_bits per channel (" + v.at("num_bits").dump() +
+                     ") has no equivalent: posterize keeps the same bits in every channel; give one number or one "
+                     "range");
+            const auto [lo, hi] = t.value_or_range("num_bits", {4, 4});
             ojson s{{"stage", "posterize"}};
             s["bits"] = ispan(lo, hi);
             return s;

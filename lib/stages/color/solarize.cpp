@@ -52,7 +52,7 @@ the threshold is a fraction of the range. Integer images: `t = (float)(threshold
               const auto [lo, hi] = t.limit("threshold_range", {0.5, 0.5}, false);
               s["threshold"] = span(lo, hi);
             } else {
-              const auto [lo, hi] = t.limit("threshold", {128, 128}, false);
+              const auto [lo, hi] = t.value_or_range("threshold", {128, 128});
               s["threshold"] = span(lo / 255.0, hi / 255.0);
             }
             return s;

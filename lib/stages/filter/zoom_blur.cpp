@@ -137,12 +137,12 @@ operation rounded in the order written (no FMA); every channel alike
   (Kolmogorov-Smirnov of the step and of the number of factors against 2.x's definition, the p gate).
 )md",
       .imports = {{.name = "ZoomBlur",
-                   .how = "max_factor (a number m means [1, m]) and step_factor as they are",
+                   .how = "max_factor (a number m means [1, m]) and step_factor (a number s means s) as they are",
                    .convert = [](const TransformReader& t) {
                      ojson s{{"stage", "zoom_blur"}};
                      const auto [mlo, mhi] = t.limit("max_factor", {1.0, 1.31}, false, 1.0);
                      s["max_factor"] = span(mlo, mhi);
-                     const auto [slo, shi] = t.limit("step_factor", {0.01, 0.03}, false);
+                     const auto [slo, shi] = t.value_or_range("step_factor", {0.01, 0.03});
                      s["step_factor"] = span(slo, shi);
                      return s;
                    },

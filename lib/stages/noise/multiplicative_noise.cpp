@@ -70,11 +70,7 @@ Albumentations' **MultiplicativeNoise** (`multiplier` [0.9, 1.1], `per_channel` 
                           "elementwise as is",
                    .convert = [](const TransformReader& t) {
                      ojson s{{"stage", "multiplicative_noise"}};
-                     const nlohmann::json& v = t.saved();
-                     const double x = v.contains("multiplier") && v.at("multiplier").is_number()
-                                          ? v.at("multiplier").get<double>()
-                                          : 1.0;
-                     const auto [lo, hi] = t.limit("multiplier", {0.9, 1.1}, false, x);
+                     const auto [lo, hi] = t.value_or_range("multiplier", {0.9, 1.1});
                      s["multiplier"] = ojson::array({lo, hi});
                      s["per_channel"] = t.flag("per_channel", false);
                      s["elementwise"] = t.flag("elementwise", false);

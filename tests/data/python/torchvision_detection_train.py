@@ -23,7 +23,7 @@ def train_transforms():
     )
 
 
-# The tutorial's pipeline: several of its transforms have no stage.
+# The tutorial's pipeline.
 tutorial = T.Compose([
     T.ToImage(),
     T.RandomPhotometricDistort(p=1),
