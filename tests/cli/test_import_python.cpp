@@ -307,6 +307,27 @@ TEST(ImportPython, SingleNumbersThatAreFixedValues) {
             "channel; give one number or one range");
 }
 
+// LongestMaxSize / SmallestMaxSize: a list of max_size values (one drawn per image) and 2.x's
+// max_size_hw.
+TEST(ImportPython, MaxSizeListsAndMaxSizeHw) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.SmallestMaxSize(max_size=[480, 512]), A.LongestMaxSize(max_size_hw=(640, 640)),"
+                         " A.LongestMaxSize(max_size=[800])])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"one_of","stages":[{"stage":"resize","short_side":480,"interpolation":"bilinear"},
+                                {"stage":"resize","short_side":512,"interpolation":"bilinear"}]},
+    {"stage":"resize","long_side":640,"interpolation":"bilinear"},
+    {"stage":"resize","long_side":800,"interpolation":"bilinear"}
+  ])")) << p.dump();
+  EXPECT_NO_THROW(Pipeline::parse(p.dump(), "imported.json"));
+  EXPECT_EQ(refusal("albumentations", "import albumentations as A\ntf = A.Compose([A.LongestMaxSize(max_size_hw=(480, 640))])\n"),
+            "train.py:2:17: max_size_hw [480,640] with height and width different has no stage equivalent (resize "
+            "sets a long or a short side, not a box to fit); give max_size, or max_size_hw with two equal values");
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),

@@ -36,6 +36,33 @@ const Param<NumberParam> kScale{{.name = "scale",
                                  .max = Bound{16}}};
 const Choice<Interp> kInterpolation = resample_interpolation_param();
 
+// LongestMaxSize / SmallestMaxSize: max_size (a number, or a list Albumentations picks one from per
+// image: one_of resize stages), or 2.x's max_size_hw (H, W) where H == W (the same as max_size H).
+ojson max_size_resize(const TransformReader& t, const char* side) {
+  nlohmann::json m = t.has("max_size") ? t.saved().at("max_size") : nlohmann::json(1024);
+  if (!t.has("max_size") && t.has("max_size_hw")) {
+    const nlohmann::json& hw = t.saved().at("max_size_hw");
+    if (!hw.is_array() || hw.size() != 2 || !hw[0].is_number() || !hw[1].is_number())
+      t.fail("max_size_hw must be (height, width), not " + hw.dump());
+    if (hw[0] != hw[1])
+      t.fail("max_size_hw " + hw.dump() + " with height and width different has no stage equivalent (resize sets "
+             "a long or a short side, not a box to fit); give max_size, or max_size_hw with two equal values");
+    m = hw[0];
+  }
+  const auto one = [&](const nlohmann::json& v) {
+    ojson s{{"stage", "resize"}};
+    s[side] = v;
+    s["interpolation"] = t.interpolation();
+    return s;
+  };
+  if (!m.is_array()) return one(m);
+  if (m.empty()) t.fail("max_size is an empty list");
+  if (m.size() == 1) return one(m[0]);
+  ojson choice{{"stage", "one_of"}, {"stages", ojson::array()}};
+  for (const auto& v : m) choice["stages"].push_back(one(v));
+  return choice;
+}
+
 const StageSpec& resize_spec() {
   static const StageSpec spec{
       .name = "resize",
@@ -131,14 +158,9 @@ range), then the interpolation (if a list).
                 "height width interpolation mask_interpolation area_for_downscale p",
                 1.0}}},
           {.name = "LongestMaxSize",
-           .how = "max_size is long_side",
+           .how = "max_size is long_side (a list: one_of resize stages, one per value); max_size_hw (H, H) is long_side H",
            .convert = [](const TransformReader& t) {
-            ojson s{{"stage", "resize"}};
-            const nlohmann::json& m = t.has("max_size") ? t.saved().at("max_size") : nlohmann::json(1024);
-            if (m.is_array()) t.fail("a list of max_size values has no stage equivalent (resize draws a range)");
-            s["long_side"] = m;
-            s["interpolation"] = t.interpolation();
-            return s;
+            return max_size_resize(t, "long_side");
           },
            .python = {
                {"LongestMaxSize",
@@ -146,14 +168,9 @@ range), then the interpolation (if a list).
                 "max_size max_size_hw interpolation mask_interpolation area_for_downscale p",
                 1.0}}},
           {.name = "SmallestMaxSize",
-           .how = "max_size is short_side",
+           .how = "max_size is short_side (a list: one_of resize stages, one per value); max_size_hw (H, H) is short_side H",
            .convert = [](const TransformReader& t) {
-            ojson s{{"stage", "resize"}};
-            const nlohmann::json& m = t.has("max_size") ? t.saved().at("max_size") : nlohmann::json(1024);
-            if (m.is_array()) t.fail("a list of max_size values has no stage equivalent (resize draws a range)");
-            s["short_side"] = m;
-            s["interpolation"] = t.interpolation();
-            return s;
+            return max_size_resize(t, "short_side");
           },
            .python = {
                {"SmallestMaxSize",
