@@ -384,6 +384,12 @@ class TvArgs {
     if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) return ojson::array({a[1], a[0]});
     bad(k, "must be an int or (height, width)");
   }
+  // torchvision's max_size (the longer side's cap) onto a resize stage.
+  void max_size(ojson& s) const {
+    const Value* v = get("max_size");
+    if (v->kind != Kind::integer || v->i < 1) bad("max_size", "must be a positive int");
+    s["max_size"] = v->i;
+  }
   // degrees d -> [-d, d]; (lo, hi) as is.
   ojson degrees(const std::string& k) const {
     const ojson a = numbers(k);
@@ -476,6 +482,9 @@ ojson with_stage(const char* name) { return ojson{{"stage", name}}; }
 const char* kAntialias =
     "resize samples without low-pass filtering when shrinking (OpenCV's INTER_LINEAR), where torchvision antialiases "
     "(antialias=True, and always for PIL images); interpolation area is the closest for large reductions";
+// Whether torchvision would antialias where resize does not: a shrinking interpolation other than
+// nearest with antialias left on.
+bool antialiased(const TvArgs& a) { return a.interpolation("bilinear") != "nearest" && a.flag("antialias", true); }
 
 const std::vector<TvRule>& tv_rules() {
   static const std::vector<TvRule> r = {
@@ -517,19 +526,88 @@ const std::vector<TvRule>& tv_rules() {
          return s;
        }},
       {"Resize", "size interpolation max_size antialias", 1, "resize",
-       "an int is short_side, (h, w) is size [w, h]; interpolation; max_size is refused",
+       "an int is short_side, (h, w) is size [w, h]; interpolation; max_size (with an int size)",
        [](const TvArgs& a) {
          ojson s = with_stage("resize");
          const ojson n = a.numbers("size");
-         if (a.has("max_size"))
-           a.fail(*a.get("max_size"), a.text() + "(...): max_size " + a.get("max_size")->repr() +
-                                          " has no stage equivalent (resize takes a short side or a long side, not "
-                                          "both); remove it");
          if (n.is_number_integer()) s["short_side"] = n;
          else if (n.is_array() && n.size() == 1 && n[0].is_number_integer()) s["short_side"] = n[0];
          else s["size"] = a.size();
+         if (a.has("max_size") && a.get("max_size")->kind != Kind::none) {
+           if (!s.contains("short_side")) a.bad("max_size", "applies only where size is one side (an int)");
+           a.max_size(s);
+         }
          s["interpolation"] = a.interpolation("bilinear");
          if (s["interpolation"] != "nearest" && a.flag("antialias", true)) a.note(kAntialias);
+         return s;
+       }},
+      {"RandomShortestSize", "min_size max_size interpolation antialias", 1, "resize",
+       "min_size (an int, or a sequence: one_of resize stages, one per value) is short_side; max_size; interpolation",
+       [](const TvArgs& a) {
+         const ojson sides = a.numbers("min_size");
+         const auto one = [&](const ojson& side) {
+           if (!side.is_number_integer()) a.bad("min_size", "must be an int or a sequence of ints");
+           ojson s = with_stage("resize");
+           s["short_side"] = side;
+           if (a.has("max_size") && a.get("max_size")->kind != Kind::none) a.max_size(s);
+           s["interpolation"] = a.interpolation("bilinear");
+           return s;
+         };
+         if (antialiased(a)) a.note(kAntialias);
+         if (!sides.is_array()) return one(sides);
+         if (sides.empty()) a.bad("min_size", "is empty");
+         if (sides.size() == 1) return one(sides[0]);
+         ojson choice = with_stage("one_of");
+         choice["stages"] = ojson::array();
+         for (const auto& side : sides) choice["stages"].push_back(one(side));
+         return choice;
+       }},
+      {"RandomResize", "min_size max_size interpolation antialias", 1, "resize",
+       "short_side [min_size, max_size - 1] (an integer drawn per image, as torch.randint); interpolation",
+       [](const TvArgs& a) {
+         const double lo = a.number("min_size", 0), hi = a.number("max_size", 0);
+         if (lo < 1 || hi <= lo || lo != std::floor(lo) || hi != std::floor(hi))
+           a.fail(a.call(), a.text() + "(...): min_size and max_size must be integers with 1 <= min_size < max_size");
+         ojson s = with_stage("resize");
+         s["short_side"] = hi - 1 == lo ? ojson(static_cast<std::int64_t>(lo))
+                                        : ojson::array({static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi) - 1});
+         s["interpolation"] = a.interpolation("bilinear");
+         if (antialiased(a)) a.note(kAntialias);
+         return s;
+       }},
+      {"ScaleJitter", "target_size scale_range interpolation antialias", 1, "resize",
+       "a square target_size (T, T): long_side [T * lo, T * hi] of scale_range (default (0.1, 2.0)), the same "
+       "uniform scale; interpolation",
+       [](const TvArgs& a) {
+         const ojson t = a.size("target_size");
+         if (t[0] != t[1])
+           a.bad("target_size", "with height and width different has no stage equivalent (resize sets a long or a "
+                                "short side, not a box to fit); give a square size");
+         const ojson r = a.has("scale_range") ? a.pair("scale_range") : ojson::array({0.1, 2.0});
+         const double T = t[0].get<double>();
+         const auto lo = static_cast<std::int64_t>(std::max(1.0, std::floor(T * r[0].get<double>())));
+         const auto hi = static_cast<std::int64_t>(std::max(1.0, std::floor(T * r[1].get<double>())));
+         ojson s = with_stage("resize");
+         s["long_side"] = lo == hi ? ojson(lo) : ojson::array({lo, hi});
+         s["interpolation"] = a.interpolation("bilinear");
+         if (antialiased(a)) a.note(kAntialias);
+         return s;
+       }},
+      {"FixedSizeCrop", "size fill padding_mode", 1, "sequence",
+       "as a sequence: pad (min_size, position top-left, fill, padding_mode) then crop (size, position random): "
+       "a random window of at most size, padded at the right and bottom up to it",
+       [](const TvArgs& a) {
+         const ojson size = a.size();
+         ojson pad = with_stage("pad");
+         pad["min_size"] = size;
+         pad["position"] = "top-left";
+         pad["border"] = a.has("padding_mode") ? ojson(a.padding_mode()) : ojson("constant");
+         a.fill(pad);
+         ojson crop = with_stage("crop");
+         crop["size"] = size;
+         crop["position"] = "random";
+         ojson s = with_stage("sequence");
+         s["stages"] = ojson::array({pad, crop});
          return s;
        }},
       {"RandomIoUCrop", "min_scale max_scale min_aspect_ratio max_aspect_ratio sampler_options trials", 1, "iou_crop",
@@ -784,9 +862,6 @@ const std::vector<TvMissing>& tv_missing() {
        "torchvision's alpha is divided by the image size; elastic takes Kornia's alpha, kernel_size and sigma"},
       {"RandomOrder", "some_of", "some_of keeps the listed order"},
       {"AugMix", nullptr, "it mixes several augmented chains"},
-      {"ScaleJitter", "resize", ""},
-      {"RandomShortestSize", "resize", "short_side drawn from a list, with max_size"},
-      {"RandomResize", "resize", "short_side [lo, hi] draws the short side, not the size"},
       {"FiveCrop", "crop", "it returns several images"},
       {"TenCrop", "crop", "it returns several images"},
       {"LinearTransformation", nullptr, "a whitening matrix"},

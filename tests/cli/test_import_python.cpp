@@ -328,6 +328,44 @@ TEST(ImportPython, MaxSizeListsAndMaxSizeHw) {
             "sets a long or a short side, not a box to fit); give max_size, or max_size_hw with two equal values");
 }
 
+// torchvision's detection and segmentation references: the multi-scale and large-scale-jitter recipes,
+// RandomResize, and Resize's max_size (the longer side's cap, on the resize stage).
+TEST(ImportPython, TorchvisionReferenceResizesAndFixedSizeCrop) {
+  testing::TempDir dir;
+  const fs::path file = dir / "presets.py";
+  std::ofstream(file) << "import torchvision.transforms.v2 as T\n"
+                         "multiscale = T.Compose([T.RandomShortestSize(min_size=(480, 800), max_size=1333)])\n"
+                         "lsj = T.Compose([T.ScaleJitter(target_size=(1024, 1024)), T.FixedSizeCrop(size=(1024, 1024), "
+                         "fill=(1, 2, 3))])\n"
+                         "seg = T.Compose([T.RandomResize(min_size=260, max_size=1041)])\n"
+                         "val = T.Compose([T.Resize(800, max_size=1333)])\n"
+                         "bad = T.Compose([T.ScaleJitter(target_size=(512, 1024))])\n";
+  auto [p, err] = import_cli({"torchvision", file.string(), "--name", "multiscale"});
+  EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"one_of","stages":[
+    {"stage":"resize","short_side":480,"max_size":1333,"interpolation":"bilinear"},
+    {"stage":"resize","short_side":800,"max_size":1333,"interpolation":"bilinear"}]}])")) << p.dump();
+  std::tie(p, err) = import_cli({"torchvision", file.string(), "--name", "lsj"});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"resize","long_side":[102,2048],"interpolation":"bilinear"},
+    {"stage":"sequence","stages":[
+      {"stage":"pad","min_size":[1024,1024],"position":"top-left","border":"constant","fill":[1,2,3]},
+      {"stage":"crop","size":[1024,1024],"position":"random"}]}])")) << p.dump();
+  EXPECT_NO_THROW(Pipeline::parse(p.dump(), "imported.json"));
+  std::tie(p, err) = import_cli({"torchvision", file.string(), "--name", "seg"});
+  EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"resize","short_side":[260,1040],"interpolation":"bilinear"}])"));
+  std::tie(p, err) = import_cli({"torchvision", file.string(), "--name", "val"});
+  EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"resize","short_side":800,"max_size":1333,"interpolation":"bilinear"}])"));
+  // max_size caps the longer side, the shorter one following (rounded half to even); below the cap
+  // short_side alone decides.
+  const Pipeline val = Pipeline::parse(p.dump(), "val.json");
+  EXPECT_EQ(val.plan(0, "a.jpg", 0, Shape{3000, 1000, 3, DType::U8}).out, (Shape{1333, 444, 3, DType::U8}));
+  EXPECT_EQ(val.plan(0, "a.jpg", 0, Shape{1000, 3000, 3, DType::U8}).out, (Shape{444, 1333, 3, DType::U8}));
+  EXPECT_EQ(val.plan(0, "a.jpg", 0, Shape{640, 427, 3, DType::U8}).out, (Shape{1199, 800, 3, DType::U8}));
+  EXPECT_EQ(refusal("torchvision", testing::read_text(file), "bad"),
+            "train.py:6:44: T.ScaleJitter(...): target_size with height and width different has no stage equivalent "
+            "(resize sets a long or a short side, not a box to fit); give a square size, not (512, 1024)");
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),
@@ -367,9 +405,8 @@ TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string lambda =
       refusal("torchvision", "from torchvision import transforms\ntf = transforms.Compose([transforms.Lambda(lambda x: x)])\n");
   EXPECT_TRUE(has_line(lambda, "train.py:2:26: Lambda (no close stage: arbitrary Python code)")) << lambda;
-  EXPECT_EQ(refusal("torchvision", "from torchvision import transforms as T\ntf = T.Compose([T.Resize(256, max_size=300)])\n"),
-            "train.py:2:40: T.Resize(...): max_size 300 has no stage equivalent (resize takes a short side or a long "
-            "side, not both); remove it");
+  EXPECT_EQ(refusal("torchvision", "from torchvision import transforms as T\ntf = T.Compose([T.Resize((256, 256), max_size=300)])\n"),
+            "train.py:2:47: T.Resize(...): max_size applies only where size is one side (an int), not 300");
 }
 
 // A list of transforms built step by step, as training scripts often do: append, extend, insert and

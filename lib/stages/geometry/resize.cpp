@@ -29,6 +29,13 @@ const Param<IntegerParam> kLongSide{{.name = "long_side",
                                      .random = true,
                                      .min = Bound{1},
                                      .max = Bound{65535}}};
+const Param<IntegerParam> kMaxSize{{.name = "max_size",
+                                    .doc = "with short_side: the longer side at most this (torchvision's Resize "
+                                           "max_size): where it would be longer, it is max_size and the shorter "
+                                           "side follows",
+                                    .optional = true,
+                                    .min = Bound{1},
+                                    .max = Bound{65535}}};
 const Param<NumberParam> kScale{{.name = "scale",
                                  .doc = "factor applied to both sides; [lo, hi] draws one per image",
                                  .random = true,
@@ -73,7 +80,7 @@ const StageSpec& resize_spec() {
                 "INTER_LINEAR_EXACT to the bit and 8-bit lanczos INTER_LANCZOS4; bicubic and area use fixed-point "
                 "weights (11 bits for 8-bit images, 14 for 16-bit), float images binary32 weights.",
                 "The computed side is rounded half to even: short_side 256 on a 500x375 image gives 341x256."},
-      .params = {kSize, kShortSide, kLongSide, kScale, kInterpolation},
+      .params = {kSize, kShortSide, kLongSide, kScale, kMaxSize, kInterpolation},
       .exactly_one_of = {{kSize.name, kShortSide.name, kLongSide.name, kScale.name}},
       .tolerance = {.f32 = 0,
                     .reason = "integer images: integer arithmetic over tables computed once on the host; float "
@@ -90,7 +97,8 @@ const StageSpec& resize_spec() {
                 R"({"scale": 0.5, "interpolation": "area"})",
                 R"({"scale": 1.6, "interpolation": "area"})",
                 R"({"scale": 0.45, "interpolation": "lanczos"})",
-                R"({"scale": 1.8, "interpolation": "lanczos"})"},
+                R"({"scale": 1.8, "interpolation": "lanczos"})",
+                R"({"short_side": [3, 6], "max_size": 7, "interpolation": "bilinear"})"},
       .identity = R"({"scale": 1, "interpolation": "bicubic"})",
       .bench = {R"({"short_side": 256, "interpolation": "bilinear"})", R"({"scale": 0.5, "interpolation": "area"})",
                 R"({"scale": 0.37, "interpolation": "area"})", R"({"scale": 0.75, "interpolation": "bicubic"})",
@@ -102,7 +110,9 @@ Reproduces `cv::resize` with an explicit size (OpenCV 4.6): 8-bit bilinear is **
 the bit**, nearest is **INTER_NEAREST** (not `_EXACT`). The separable engine, one table per axis.
 
 **Output size**: `size`; or `short_side` / `long_side` (that side = target, the other
-`max(1, rne(other * target / side))`: 500x375 with short_side 256 gives 341x256); or `scale`
+`max(1, rne(other * target / side))`: 500x375 with short_side 256 gives 341x256; with `max_size`,
+a longer side that would exceed it is `max_size` and the shorter `max(1, rne(short * max_size /
+long))`, as torchvision's `max_size`, rounded the same way); or `scale`
 (`max(1, rne(W*f))` x `max(1, rne(H*f))`). An unchanged size is a copy. Draws: the side or scale (if a
 range), then the interpolation (if a list).
 
@@ -212,6 +222,10 @@ class Resize final : public Stage {
     if (c.has(kShortSide)) short_ = c.get(kShortSide);
     if (c.has(kLongSide)) long_ = c.get(kLongSide);
     if (c.has(kScale)) scale_ = c.get(kScale);
+    if (c.has(kMaxSize)) {
+      if (!short_) c.fail(kMaxSize, "applies with short_side only (the longer side's cap)");
+      max_size_ = static_cast<int>(c.get(kMaxSize).lo);
+    }
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
@@ -231,6 +245,16 @@ class Resize final : public Stage {
         oh = side(target);
         ow = side(w * target / h);
       }
+      if (max_size_ > 0 && std::max(ow, oh) > max_size_) {  // the longer side capped (short_side only)
+        const double m = max_size_;
+        if (in.width > in.height) {
+          ow = max_size_;
+          oh = side(h * m / w);
+        } else {
+          oh = max_size_;
+          ow = side(w * m / h);
+        }
+      }
     } else {
       const double f = scale_->sample(d);
       ow = side(w * f);
@@ -246,6 +270,7 @@ class Resize final : public Stage {
   std::optional<IntPair> size_;
   std::optional<IntegerParam> short_, long_;
   std::optional<NumberParam> scale_;
+  int max_size_ = 0;  // 0: none
 };
 
 }  // namespace
