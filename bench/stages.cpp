@@ -30,6 +30,7 @@
 
 #include "bench/counterparts.hpp"
 #include "bench/timing.hpp"
+#include "lib/core/process.hpp"
 #include "lib/io/cv_bridge.hpp"
 #include "lib/run/devices.hpp"
 #include "lib/exec/backend.hpp"
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    keep_large_buffers_in_heap();  // the allocator as augment sets it: per-image planes reuse the heap's pages
     cv::setNumThreads(1);  // OpenCV's own functions on one thread, as the stages here
     const auto bytes = read_file(image);
     const Image decoded = decode_image(bytes.data(), bytes.size(), {});

@@ -1,6 +1,5 @@
 // augment: the command line. Parses arguments, calls lib/, and maps every error to the
 // documented exit codes in one place (see README "Exit codes").
-#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,13 +16,11 @@
 #include "apps/augment/commands.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/log.hpp"
+#include "lib/core/process.hpp"
 #include "lib/io/codec.hpp"
 
 int main(int argc, char** argv) {
-  // Image buffers are freed and allocated at the same sizes image after image: keep them in the
-  // heap rather than mapping and unmapping (and page-faulting) each one.
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  aug::keep_large_buffers_in_heap();
   // Parallelism is across images, on every backend: OpenCV calls (decoding, encoding, the CPU
   // stages, verify-devices' comparisons) stay on the thread that makes them, never OpenCV's pool.
   cv::setNumThreads(0);

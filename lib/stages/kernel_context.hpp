@@ -7,11 +7,35 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kernels/core/launch.hpp"
 
 namespace aug {
+
+// An allocator whose resize leaves new values uninitialised (no zeroing pass): for the large
+// per-image planes an Op writes in full before it reads them (weather layers).
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using PlaneVector = std::vector<T, UninitAllocator<T>>;
 
 class KernelContext : public k::Scratch {
  public:
@@ -28,8 +52,8 @@ class KernelContext : public k::Scratch {
   // Frees every table and scratch block of the previous image (call when its kernels are done).
   virtual void reset() = 0;
 
-  template <class T>
-  const T* table(const std::vector<T>& v) {
+  template <class T, class A>
+  const T* table(const std::vector<T, A>& v) {
     return static_cast<const T*>(table(v.data(), v.size() * sizeof(T)));
   }
 };

@@ -2,11 +2,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <opencv2/imgproc.hpp>
 #include <vector>
 
 #include "kernels/core/philox.hpp"  // KeyedStream, uniform01f
 #include "kernels/noise/normal.hpp"
+#include "kernels/noise/normal_host.hpp"
 #include "kernels/weather/snow.hpp"
 #include "lib/stages/noise/normal_table.hpp"
 #include "lib/stages/engines/hsv8_tables.hpp"
@@ -168,26 +170,94 @@ class SnowOp final : public Op {
   std::vector<std::uint8_t> lightness_;
 };
 
+#if defined(AUG_AVX2_PHILOX)
+// 32 pixels of the texture's draws from blocks b .. b + 7 of a chunk of nb (words k at zw + k nb, uw
+// + k nb); the number of sparkles among them.
+[[gnu::target("avx2")]] int snow_field32(const std::uint32_t* zw, const std::uint32_t* uw, int nb, int b,
+                                         const float* table, std::uint32_t sparkle_from, double* f,
+                                         std::uint8_t* sparkle) {
+  __m256i zp[4], up[4];
+  k::cpu::blocks_in_pixel_order(zw, zw + nb, zw + 2 * nb, zw + 3 * nb, b, zp);
+  k::cpu::blocks_in_pixel_order(uw, uw + nb, uw + 2 * nb, uw + 3 * nb, b, up);
+  const __m256d half = _mm256_set1_pd(0.5), sd = _mm256_set1_pd(0.3);
+  // w >> 8 >= from, as a signed comparison of values below 2^24: w >> 8 > from - 1.
+  const __m256i below = _mm256_set1_epi32(static_cast<int>(sparkle_from) - 1);
+  int count = 0;
+  for (int q = 0; q < 4; ++q) {
+    const __m256 zs = k::cpu::standard_normal8(zp[q], table);
+    _mm256_storeu_pd(f + 8 * q, _mm256_add_pd(half, _mm256_mul_pd(sd, _mm256_cvtps_pd(_mm256_castps256_ps128(zs)))));
+    _mm256_storeu_pd(f + 8 * q + 4, _mm256_add_pd(half, _mm256_mul_pd(sd, _mm256_cvtps_pd(_mm256_extractf128_ps(zs, 1)))));
+    const __m256i lit = _mm256_cmpgt_epi32(_mm256_srli_epi32(up[q], 8), below);  // all ones where it sparkles
+    count += __builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(lit))));
+    const __m256i on = _mm256_srli_epi32(lit, 31);
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(on, on), _mm256_setzero_si256());
+    const int lo = _mm_cvtsi128_si32(_mm256_castsi256_si128(bytes)), hi = _mm_cvtsi128_si32(_mm256_extracti128_si256(bytes, 1));
+    std::memcpy(sparkle + 8 * q, &lo, 4);
+    std::memcpy(sparkle + 8 * q + 4, &hi, 4);
+  }
+  return count;
+}
+#endif
+
+// The texture's draws: f[i] = 0.5 + 0.3 * (double)z_i, z_i the standard normal of word i % 4 of Philox
+// block i / 4 of sub-stream 1, and sparkle[i] = 1 where uniform01f of the same word of sub-stream 2
+// is above 0.99; the number of sparkles. The blocks are drawn across pixels and, with AVX2, eight
+// pixels go at a time (kernels/noise/normal_host.hpp); uniform01f(w) rises with w >> 8, so the
+// test is w >> 8 >= the least value that passes it.
+std::int64_t snow_field(double* f, std::uint8_t* sparkle, std::size_t n, const k::KeyedStream& stream,
+                        const float* table) {
+  static const std::uint32_t kSparkleFrom = [] {
+    std::uint32_t lo = 0, hi = 1u << 24;  // the least m with uniform01f(m << 8) > 0.99 is in [lo, hi]
+    while (lo < hi) {
+      const std::uint32_t mid = lo + (hi - lo) / 2;
+      if (static_cast<double>(k::uniform01f(mid << 8)) > 0.99) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }();
+  constexpr int kChunk = 2048;  // blocks per step
+  std::vector<std::uint32_t> z(4 * kChunk), u(4 * kChunk);
+  std::int64_t count = 0;
+  const std::size_t blocks = (n + 3) / 4;
+  for (std::size_t b0 = 0; b0 < blocks; b0 += kChunk) {
+    const int nb = static_cast<int>(std::min<std::size_t>(kChunk, blocks - b0));
+    std::uint32_t* zw = z.data();
+    std::uint32_t* uw = u.data();
+    k::cpu::philox_blocks(stream, static_cast<std::uint32_t>(b0), 1, nb, zw, zw + nb, zw + 2 * nb, zw + 3 * nb);
+    k::cpu::philox_blocks(stream, static_cast<std::uint32_t>(b0), 2, nb, uw, uw + nb, uw + 2 * nb, uw + 3 * nb);
+    int b = 0;
+#if defined(AUG_AVX2_PHILOX)
+    // Whole groups of eight blocks inside the image: 32 pixels each.
+    if (k::cpu::host_has_avx2())
+      for (; b + 8 <= nb && 4 * (b0 + b + 8) <= n; b += 8) count += snow_field32(zw, uw, nb, b, table, kSparkleFrom,
+                                                                                  f + 4 * (b0 + b), sparkle + 4 * (b0 + b));
+#endif
+    for (; b < nb; ++b)
+      for (int j = 0; j < 4; ++j) {
+        const std::size_t i = 4 * (b0 + b) + j;
+        if (i >= n) break;
+        f[i] = 0.5 + 0.3 * static_cast<double>(k::standard_normal(zw[j * nb + b], table));
+        const bool on = (uw[j * nb + b] >> 8) >= kSparkleFrom;
+        sparkle[i] = on ? 1 : 0;
+        count += on ? 1 : 0;
+      }
+  }
+  return count;
+}
+
 class SnowTextureOp final : public Op {
  public:
   SnowTextureOp(const Shape& s, double snow_point, double coefficient, const k::KeyedStream& stream)
       : Op(s, s), snow_point_(snow_point) {
     const int W = s.width, H = s.height;
     const std::size_t n = static_cast<std::size_t>(W) * static_cast<std::size_t>(H);
-    cv::Mat field(H, W, CV_64F);
-    double* f = field.ptr<double>();
-    sparkle_.assign(n, 0);
-    const std::vector<float>& table = normal_table();
-    for (std::size_t i = 0; i < n; i += 4) {
-      const auto index = static_cast<std::uint32_t>(i / 4);
-      const k::Philox4x32 z = stream.block(index, 1), u = stream.block(index, 2);
-      for (std::size_t j = 0; j < 4 && i + j < n; ++j) {
-        f[i + j] = 0.5 + 0.3 * static_cast<double>(k::standard_normal(z.v[j], table.data()));
-        const bool on = static_cast<double>(k::uniform01f(u.v[j])) > 0.99;
-        sparkle_[i + j] = on ? 1 : 0;
-        sparkles_ += on ? 1 : 0;
-      }
-    }
+    // The field, kept by each thread from image to image (as large as the largest image seen), so that
+    // a stream of images does not fault in fresh pages for it.
+    thread_local std::vector<double> field_buf;
+    field_buf.resize(std::max(field_buf.size(), n));
+    cv::Mat field(H, W, CV_64F, field_buf.data());
+    sparkle_.resize(n);
+    sparkles_ = snow_field(field.ptr<double>(), sparkle_.data(), n, stream, normal_table().data());
     cv::GaussianBlur(field, field, cv::Size(0, 0), 1, 1);
     cv::GaussianBlur(field, field, cv::Size(0, 0), 1, 1);
     layer_.resize(n);
@@ -228,8 +298,8 @@ class SnowTextureOp final : public Op {
   float brighten_ = 1;
   double tint_[3] = {0, 0, 0};
   std::int64_t sparkles_ = 0;
-  std::vector<float> layer_;
-  std::vector<std::uint8_t> sparkle_;
+  PlaneVector<float> layer_;           // written in full before it is read
+  PlaneVector<std::uint8_t> sparkle_;
 };
 
 class SnowStage final : public Stage {

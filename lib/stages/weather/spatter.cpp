@@ -12,6 +12,7 @@
 
 #include "kernels/core/host_simd.hpp"
 #include "kernels/noise/normal.hpp"
+#include "kernels/noise/normal_host.hpp"
 #include "lib/stages/noise/normal_table.hpp"
 #include "lib/stages/stage.hpp"
 
@@ -182,52 +183,29 @@ Albumentations 2.x's **Spatter** (its defaults: `mean` 0.65, `std` 0.3, `gauss_s
 
 // The field L[i] = (float)(mean + std * (double)z_i), z_i the standard normal of word i % 4 of Philox
 // block i / 4 of sub-stream 1: the blocks drawn across pixels (kernels/core/host_simd.hpp), the
-// normals and the double arithmetic eight at a time where the machine has AVX2 (the same operations:
-// table reads by gather, binary32 a + f (b - a) with no contraction, the double product and sum).
+// normals eight at a time where the machine has AVX2 (kernels/noise/normal_host.hpp), then the same
+// double product and sum.
 #if defined(AUG_AVX2_PHILOX)
 // Eight values L from eight words.
 [[gnu::target("avx2"), gnu::always_inline]] inline __m256 spatter_normal8(__m256i bits, const float* table, __m256d m,
                                                                          __m256d s) {
-  const __m256i mm = _mm256_srli_epi32(bits, 8);
-  const __m256i cell = _mm256_srli_epi32(mm, 12), sub = _mm256_and_si256(mm, _mm256_set1_epi32(4095));
-  const __m256 a = _mm256_i32gather_ps(table, cell, 4), b = _mm256_i32gather_ps(table + 1, cell, 4);
-  const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(sub), _mm256_set1_ps(1.0f / 4096.0f));
-  __m256 z = _mm256_add_ps(a, _mm256_mul_ps(f, _mm256_sub_ps(b, a)));
-  const __m256i tail = _mm256_or_si256(_mm256_cmpeq_epi32(cell, _mm256_setzero_si256()),
-                                       _mm256_cmpeq_epi32(cell, _mm256_set1_epi32(k::kNormalCells - 1)));
-  if (!_mm256_testz_si256(tail, tail)) {  // a tail cell (2 in 4096): those lanes as standard_normal gives them
-    alignas(32) std::uint32_t w[8];
-    alignas(32) float zs[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(w), bits);
-    for (int j = 0; j < 8; ++j) zs[j] = k::standard_normal(w[j], table);
-    z = _mm256_load_ps(zs);
-  }
+  const __m256 z = k::cpu::standard_normal8(bits, table);
   const __m256d lo = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_castps256_ps128(z))));
   const __m256d hi = _mm256_add_pd(m, _mm256_mul_pd(s, _mm256_cvtps_pd(_mm256_extractf128_ps(z, 1))));
   return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
 }
 
-// The values of nb blocks (words 0 to 3 in w0 .. w3) in pixel order, 4 nb of them at out: eight
-// blocks' words transposed in registers, then eight values at a time.
+// The values of nb blocks (words 0 to 3 in w0 .. w3) in pixel order, 4 nb of them at out.
 [[gnu::target("avx2")]] void spatter_normals_avx2(const std::uint32_t* w0, const std::uint32_t* w1,
                                                   const std::uint32_t* w2, const std::uint32_t* w3, int nb,
                                                   const float* table, double mean, double sd, float* out) {
   const __m256d m = _mm256_set1_pd(mean), s = _mm256_set1_pd(sd);
   int i = 0;
   for (; i + 8 <= nb; i += 8) {
-    const __m256i A = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w0 + i));
-    const __m256i B = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w1 + i));
-    const __m256i C = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + i));
-    const __m256i D = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w3 + i));
-    const __m256i t0 = _mm256_unpacklo_epi32(A, B), t1 = _mm256_unpackhi_epi32(A, B);
-    const __m256i t2 = _mm256_unpacklo_epi32(C, D), t3 = _mm256_unpackhi_epi32(C, D);
-    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
-    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    __m256i px[4];
+    k::cpu::blocks_in_pixel_order(w0, w1, w2, w3, i, px);
     float* o = out + 4 * i;
-    _mm256_storeu_ps(o, spatter_normal8(_mm256_permute2x128_si256(u0, u1, 0x20), table, m, s));
-    _mm256_storeu_ps(o + 8, spatter_normal8(_mm256_permute2x128_si256(u2, u3, 0x20), table, m, s));
-    _mm256_storeu_ps(o + 16, spatter_normal8(_mm256_permute2x128_si256(u0, u1, 0x31), table, m, s));
-    _mm256_storeu_ps(o + 24, spatter_normal8(_mm256_permute2x128_si256(u2, u3, 0x31), table, m, s));
+    for (int q = 0; q < 4; ++q) _mm256_storeu_ps(o + 8 * q, spatter_normal8(px[q], table, m, s));
   }
   for (; i < nb; ++i) {
     const std::uint32_t w[4] = {w0[i], w1[i], w2[i], w3[i]};
@@ -690,7 +668,7 @@ class SpatterOp final : public Op {
   double scale_ = 1;
   float layer_max_ = 0;
   double wet_ = 0;  // the fraction of pixels the cut keeps
-  std::vector<float> layer_;
+  PlaneVector<float> layer_;  // written in full before it is read
 };
 
 class SpatterStage final : public Stage {
