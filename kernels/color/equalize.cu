@@ -77,26 +77,31 @@ struct MergeCopies {
 // The host's tables (the CPU backend): one channel at a time, in order.
 template <class L>
 struct BuildTables {
-  AUG_FIELDS(BuildTables, counts, lut, bins, total)
+  AUG_FIELDS(BuildTables, counts, lut, bins, total, cv)
   const unsigned* counts;
   L* lut;
   int bins;
   long long total;
+  bool cv;
   AUG_HD void operator()(std::size_t c) const {
-    equalize_table<L>(counts + c * bins, lut + c * bins, bins, total);
+    if (cv) equalize_table_cv<L>(counts + c * bins, lut + c * bins, bins, total);
+    else equalize_table<L>(counts + c * bins, lut + c * bins, bins, total);
   }
 };
 
 // The device's tables, the same integers as equalize_table in parallel. `last[c]` (zeroed first)
 // becomes the channel's last nonempty bin; `sums[c][j]` chunk j's count, then the counts of
 // the chunks before it.
+// cv: bins - 1 - the first nonempty bin instead (the largest of bins - 1 - b).
 struct LastBins {
-  AUG_FIELDS(LastBins, counts, last, bins)
+  AUG_FIELDS(LastBins, counts, last, bins, cv)
   const unsigned* counts;
   std::uint32_t* last;
   int bins;
+  bool cv;
   AUG_HD void operator()(std::size_t i) const {
-    if (counts[i] != 0) atomic_max_u32(&last[i / bins], static_cast<std::uint32_t>(i % bins));
+    const auto b = static_cast<std::uint32_t>(i % bins);
+    if (counts[i] != 0) atomic_max_u32(&last[i / bins], cv ? static_cast<std::uint32_t>(bins - 1) - b : b);
   }
 };
 struct ChunkSums {
@@ -127,17 +132,35 @@ struct ChunkOffsets {
 };
 template <class L>
 struct TableEntries {
-  AUG_FIELDS(TableEntries, counts, offsets, last, lut, bins, total)
+  AUG_FIELDS(TableEntries, counts, offsets, last, lut, bins, total, cv)
   const unsigned* counts;
   const unsigned long long* offsets;
   const std::uint32_t* last;
   L* lut;
   int bins;
   long long total;
+  bool cv;
+  // The counts of channel c's bins [0, b].
+  AUG_HD long long through(std::size_t c, const unsigned* own, int b) const {
+    const int j = b / kChunk;
+    long long cum = static_cast<long long>(offsets[c * (bins / kChunk) + j]);
+    for (int k = j * kChunk; k <= b; ++k) cum += own[k];
+    return cum;
+  }
   AUG_HD void operator()(std::size_t i) const {
     const std::size_t c = i / bins;
     const int b = static_cast<int>(i % bins);
     const unsigned* own = counts + c * bins;
+    if (cv) {  // equalize_table_cv's entry b
+      const int first = bins - 1 - static_cast<int>(last[c]);
+      const long long rest = total - static_cast<long long>(own[first]);
+      if (rest == 0 || b <= first) {
+        lut[i] = static_cast<L>(rest == 0 ? first : 0);
+        return;
+      }
+      lut[i] = static_cast<L>(equalize_cv_value(through(c, own, b) - through(c, own, first), rest, bins - 1));
+      return;
+    }
     const long long max = bins - 1;
     const long long step = (total - static_cast<long long>(own[last[c]])) / max;
     if (step == 0 || b == 0) {
@@ -184,7 +207,7 @@ std::size_t equalize_scratch_bytes(int color_channels) {
 }
 
 template <class T>
-void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratch, const Exec& exec) {
+void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratch, const Exec& exec, bool cv) {
   using namespace equalize_impl;
   using L = LutOf<T>;
   const std::size_t cc = static_cast<std::size_t>(color_channels), n = cc * kBins<T>;
@@ -208,13 +231,13 @@ void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratc
   }
   if (copies > 1) for_1d(MergeCopies{counts, copies, n}, n, exec, "equalize (histogram)");
   if (exec.cpu) {
-    for_1d(BuildTables<L>{counts, lut, kBins<T>, total}, cc, exec, "equalize (tables)");
+    for_1d(BuildTables<L>{counts, lut, kBins<T>, total, cv}, cc, exec, "equalize (tables)");
   } else {
     for_1d(ZeroCounts{last}, cc, exec, "equalize (tables)");
-    for_1d(LastBins{counts, last, kBins<T>}, n, exec, "equalize (tables)");
+    for_1d(LastBins{counts, last, kBins<T>, cv}, n, exec, "equalize (tables)");
     for_1d(ChunkSums{counts, sums, kBins<T>}, cc * chunks, exec, "equalize (tables)");
     for_1d(ChunkOffsets{sums, static_cast<int>(chunks)}, cc, exec, "equalize (tables)");
-    for_1d(TableEntries<L>{counts, sums, last, lut, kBins<T>, total}, n, exec, "equalize (tables)");
+    for_1d(TableEntries<L>{counts, sums, last, lut, kBins<T>, total, cv}, n, exec, "equalize (tables)");
   }
   if constexpr (std::is_same_v<T, float>)
     for_2d(equalize_impl::ApplyFloat{in, out, lut, color_channels}, out.width, out.height, exec, "equalize (apply)");
@@ -225,8 +248,8 @@ void equalize(View<const T> in, View<T> out, int color_channels, Scratch& scratc
 template std::size_t equalize_scratch_bytes<std::uint8_t>(int);
 template std::size_t equalize_scratch_bytes<std::uint16_t>(int);
 template std::size_t equalize_scratch_bytes<float>(int);
-template void equalize<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, int, Scratch&, const Exec&);
-template void equalize<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, int, Scratch&, const Exec&);
-template void equalize<float>(View<const float>, View<float>, int, Scratch&, const Exec&);
+template void equalize<std::uint8_t>(View<const std::uint8_t>, View<std::uint8_t>, int, Scratch&, const Exec&, bool);
+template void equalize<std::uint16_t>(View<const std::uint16_t>, View<std::uint16_t>, int, Scratch&, const Exec&, bool);
+template void equalize<float>(View<const float>, View<float>, int, Scratch&, const Exec&, bool);
 
 }  // namespace aug::k

@@ -9,6 +9,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <opencv2/imgproc.hpp>
+
+#include "lib/io/cv_bridge.hpp"
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
@@ -119,6 +122,41 @@ TEST(Equalize, DeviceTablesAndHistogramCopiesEqualTheHosts) {
   }
   expect_equalized<std::uint16_t>(u16, run_both(testing::one_stage(kEqualize), u16).emulated);
   expect_equalized<std::uint8_t>(photo, run_both(testing::one_stage(kEqualize), photo).emulated);
+}
+
+// Mode cv: cv::equalizeHist on each colour channel, to the bit, on photographs, on random 8-bit
+// images and on narrow histograms (one value: the channel stays; two values: 0 and 255); the device
+// builds the same tables on every type.
+TEST(Equalize, ModeCvEqualsEqualizeHistOnEachChannel) {
+  constexpr const char* kCv = R"({"stage": "equalize", "p": 1, "mode": "cv"})";
+  const auto expect_cv = [&](const Image& in) {
+    const auto both = run_both(testing::one_stage(kCv), in);
+    EXPECT_EQ(testing::compare(both.cpu, both.emulated).count, 0u);
+    std::vector<cv::Mat> planes;
+    cv::split(as_mat(in.ref()), planes);
+    const std::size_t cc = planes.size() == 4 ? 3 : planes.size();
+    for (std::size_t c = 0; c < cc; ++c) cv::equalizeHist(planes[c], planes[c]);
+    cv::Mat want;
+    cv::merge(planes, want);
+    EXPECT_EQ(cv::norm(want, as_mat(both.cpu.ref()), cv::NORM_INF), 0.0) << to_string(in.shape());
+  };
+  for (const char* name : {"astronaut.jpg", "coffee.png", "camera.png", "coffee_rgba.png"}) expect_cv(testing::sample(name));
+  for (int c : {1, 3, 4}) expect_cv(testing::random_image({61, 23, c, DType::U8}, 15));
+  Image flat({40, 30, 1, DType::U8});
+  std::fill(flat.data(), flat.data() + flat.shape().bytes(), std::uint8_t{77});
+  expect_cv(flat);
+  for (int y = 0; y < 30; ++y) put<std::uint8_t>(flat, 3, y, 0, 200);
+  expect_cv(flat);
+  EXPECT_EQ(at<std::uint8_t>(run_cpu(kCv, flat), 3, 0, 0), 255);
+  EXPECT_EQ(at<std::uint8_t>(run_cpu(kCv, flat), 0, 0, 0), 0);
+  // The PIL scheme differs from it on a photograph.
+  const Image photo = testing::sample("astronaut.jpg");
+  EXPECT_GT(testing::compare(run_cpu(kCv, photo), run_cpu(kEqualize, photo)).count, 1000u);
+  for (const Image& im : {testing::random_image({300, 230, 3, DType::U16}, 16), testing::random_image({97, 41, 4, DType::F32}, 17)}) {
+    const auto both = run_both(testing::one_stage(kCv), im);
+    EXPECT_EQ(testing::compare(both.cpu, both.emulated).count, 0u) << dtype_name(im.shape().dtype);
+    EXPECT_GT(testing::compare(both.cpu, im).count, 0u);
+  }
 }
 
 }  // namespace
