@@ -904,7 +904,7 @@ struct Source::Impl {
     Value v = arith(c, ctx, notes, depth);
     if (c.k < c.end) {
       const Token& t = toks[c.k];
-      if (is_name(t, "if")) refuse_at(t, "a conditional expression (x if c else y): its value is known only when the code runs");
+      if (is_name(t, "if")) return conditional(c, std::move(v), ctx, notes, depth);
       if (is_name(t, "for") || is_name(t, "async"))
         refuse_at(t, "a comprehension: its value is known only when the code runs; write the items out");
       if (is_name(t, "and") || is_name(t, "or") || is_name(t, "not") || is_name(t, "in") || is_name(t, "is") ||
@@ -913,6 +913,67 @@ struct Source::Impl {
       if (is_op(t, ":=")) refuse_at(t, "':=': only literals are read");
     }
     return v;
+  }
+
+  // x if COND else y, at `if` with x read: COND must be a literal or a name bound to one (a module
+  // setting such as AUGMENT = True, a parameter's literal default), or == / != of two such, whose
+  // truth picks the branch; the other is skipped unread.
+  Value conditional(Cursor& c, Value x, const Context& ctx, std::vector<std::string>& notes, int depth) const {
+    const Token& at = toks[c.k++];
+    Value cond;
+    try {
+      cond = arith(c, ctx, notes, depth);
+    } catch (const PipelineError&) {
+      refuse_at(at, "a conditional expression (x if c else y) whose condition is not a literal: its value is known "
+                    "only when the code runs");
+    }
+    // COND == VALUE, COND != VALUE of literals.
+    std::optional<bool> compared;
+    if (c.k < c.end && (is_op(toks[c.k], "==") || is_op(toks[c.k], "!="))) {
+      const bool equal_wanted = is_op(toks[c.k], "==");
+      ++c.k;
+      Value rhs;
+      try {
+        rhs = arith(c, ctx, notes, depth);
+      } catch (const PipelineError&) {
+        refuse_at(at, "a conditional expression (x if c else y) whose condition is not a literal: its value is "
+                      "known only when the code runs");
+      }
+      const bool numbers = cond.is_number() && rhs.is_number();
+      bool equal = false;
+      if (numbers) equal = cond.number() == rhs.number();
+      else if (cond.kind != rhs.kind) equal = false;
+      else if (cond.kind == Value::Kind::string) equal = cond.s == rhs.s;
+      else if (cond.kind == Value::Kind::boolean) equal = cond.b == rhs.b;
+      else if (cond.kind == Value::Kind::none) equal = true;
+      else refuse_at(at, "a conditional expression comparing " + cond.repr() + ": only numbers, strings, booleans "
+                         "and None are compared");
+      compared = equal == equal_wanted;
+    }
+    if (c.k >= c.end || !is_name(toks[c.k], "else"))
+      refuse_at(c.k < c.end ? toks[c.k] : at, "a conditional expression (x if c else y) whose condition is not a "
+                                               "literal: its value is known only when the code runs");
+    ++c.k;
+    bool truth = compared.value_or(false);
+    if (!compared) switch (cond.kind) {
+      case Value::Kind::none: truth = false; break;
+      case Value::Kind::boolean: truth = cond.b; break;
+      case Value::Kind::integer: truth = cond.i != 0; break;
+      case Value::Kind::real: truth = cond.f != 0; break;
+      case Value::Kind::string: truth = !cond.s.empty(); break;
+      case Value::Kind::tuple:
+      case Value::Kind::list: truth = !cond.items.empty(); break;
+      case Value::Kind::dict: truth = !cond.named.empty(); break;
+      default:
+        refuse_at(at, "a conditional expression whose condition is " + cond.repr() + ": only a literal condition is read");
+    }
+    if (!truth) return expression(c, ctx, notes, depth);
+    // The else branch, skipped: up to the next comma or the end of the enclosing bracket.
+    while (c.k < c.end && !is_op(toks[c.k], ",")) {
+      if (is_op(toks[c.k], "(") || is_op(toks[c.k], "[") || is_op(toks[c.k], "{")) c.k = closing(c.k);
+      ++c.k;
+    }
+    return x;
   }
 
   static Value number_value(double v, Place at) {

@@ -366,6 +366,32 @@ TEST(ImportPython, TorchvisionReferenceResizesAndFixedSizeCrop) {
             "(resize sets a long or a short side, not a box to fit); give a square size, not (512, 1024)");
 }
 
+// x if COND else y where COND is a literal setting (or == / != of literals): the branch it picks; the
+// other is not read. A condition known only when the code runs is refused at its place.
+TEST(ImportPython, ConditionalExpressionsWithLiteralConditions) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "AUG = False\ncfg = {'strong': 1}\n"
+                         "def get(mode='train'):\n"
+                         "    return A.Compose([A.HorizontalFlip() if mode == 'train' else A.NoOp(), A.Blur() if mode != "
+                         "'train' else A.VerticalFlip()])\n"
+                         "a = A.Compose([A.Blur() if AUG else A.Resize(8, 8), A.ToSepia() if cfg['strong'] else "
+                         "A.Lambda(image=f), A.Rotate(limit=30 if AUG else 10)])\n";
+  auto [p, err] = import_cli({"albumentations", file.string(), "--name", "get"});
+  EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"flip","direction":"horizontal","p":0.5},
+                                         {"stage":"flip","direction":"vertical","p":0.5}])")) << p.dump();
+  std::tie(p, err) = import_cli({"albumentations", file.string(), "--name", "a"});
+  ASSERT_EQ(p["stages"].size(), 3u) << p.dump();
+  EXPECT_EQ(p["stages"][0]["stage"], "resize");
+  EXPECT_EQ(p["stages"][1]["stage"], "sepia");  // the Lambda in the branch not taken is not read
+  EXPECT_EQ(p["stages"][2]["angle"], json::parse("[-10.0,10.0]"));
+  EXPECT_EQ(refusal("albumentations", "import albumentations as A\nimport sys\n"
+                                      "tf = A.Compose([A.Blur() if sys.argv else A.NoOp()])\n"),
+            "train.py:3:26: a conditional expression (x if c else y) whose condition is not a literal: its value is "
+            "known only when the code runs");
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),
