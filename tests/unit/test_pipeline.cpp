@@ -95,9 +95,9 @@ TEST(PipelineLoad, TorchvisionNamesSayWhichStage) {
                 .find("torchvision's name for several stages; `augment import torchvision train.py` writes it as a "
                       "sequence: brightness, then contrast"),
             std::string::npos);
-  EXPECT_NE(error_of(stages(R"({"stage": "RandomShortestSize"})")).find("no such stage yet (the closest: resize"),
-            std::string::npos)
-      << "RandomShortestSize has no stage";
+  EXPECT_NE(error_of(stages(R"({"stage": "FiveCrop"})")).find("no such stage yet (the closest: crop"), std::string::npos)
+      << "FiveCrop has no stage";
+  EXPECT_NE(error_of(stages(R"({"stage": "RandomShortestSize"})")).find("the stage is \"resize\""), std::string::npos);
   EXPECT_NE(error_of(stages(R"({"stage": "ToTensor"})")).find("a conversion a training loader does"), std::string::npos);
 }
 
