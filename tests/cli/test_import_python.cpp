@@ -392,6 +392,22 @@ TEST(ImportPython, ConditionalExpressionsWithLiteralConditions) {
             "known only when the code runs");
 }
 
+// PadIfNeeded to a divisor (segmentation pipelines pad to a multiple of 32).
+TEST(ImportPython, PadIfNeededToADivisor) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\nimport cv2\n"
+                         "tf = A.Compose([A.PadIfNeeded(min_height=None, min_width=None, pad_height_divisor=32, "
+                         "pad_width_divisor=32, border_mode=cv2.BORDER_CONSTANT, value=0)])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"pad","divisor":[32,32],"position":"center","border":"constant","fill":0}])"))
+      << p.dump();
+  EXPECT_EQ(refusal("albumentations", "import albumentations as A\ntf = A.Compose([A.PadIfNeeded(min_height=None, "
+                                      "min_width=64, pad_height_divisor=32)])\n"),
+            "train.py:2:17: a divisor on one side and a minimum size on the other has no stage equivalent; give both "
+            "divisors (min_height and min_width None) or both minimum sizes");
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),

@@ -84,6 +84,23 @@ TEST(Pad, MinSizePositions) {
             0u);
 }
 
+// divisor: each side up to its next multiple (PadIfNeeded's pad_width_divisor, pad_height_divisor),
+// placed as min_size places it; a side already a multiple is left alone.
+TEST(Pad, DivisorPadsToTheNextMultiple) {
+  const Image im = testing::random_image({37, 32, 3, DType::U8}, 7);
+  const auto run = [&](const std::string& params) { return both(R"({"stage": "pad", )" + params + "}", im); };
+  const auto padded = run(R"("divisor": [32, 32], "border": "reflect101")");
+  EXPECT_EQ(padded.plan.record[0]["params"]["padding"], nlohmann::json::parse("[13, 0, 14, 0]"));
+  EXPECT_EQ(padded.cpu.shape(), (Shape{64, 32, 3, DType::U8}));
+  cv::Mat theirs;
+  cv::copyMakeBorder(mat(im), theirs, 0, 0, 13, 14, cv::BORDER_REFLECT_101);
+  EXPECT_EQ(compare(padded.cpu, from_mat(theirs)).count, 0u);
+  EXPECT_EQ(compare(padded.emulated, from_mat(theirs)).count, 0u);
+  EXPECT_EQ(run(R"("divisor": 5, "position": "top-left")").plan.record[0]["params"]["padding"],
+            nlohmann::json::parse("[0, 0, 3, 3]"));
+  EXPECT_EQ(run(R"("divisor": [1, 1])").cpu.shape(), im.shape());
+}
+
 TEST(Pad, ErrorsNameTheParameter) {
   const std::string three = parse_error(R"({"stage": "pad", "padding": [1, 2, 3]})");
   EXPECT_NE(three.find("/stages/0/padding"), std::string::npos) << three;

@@ -1,4 +1,4 @@
-// pad: add pixels around the image, by fixed amounts or up to a minimum size.
+// pad: add pixels around the image, by fixed amounts, up to a minimum size or to a multiple of a divisor.
 #include <array>
 #include <functional>
 
@@ -23,6 +23,12 @@ const Param<IntPair> kMinSize{{.name = "min_size",
                                .min = Bound{1},
                                .max = Bound{65535},
                                .elements = "[width, height]"}};
+const Param<IntPair> kDivisor{{.name = "divisor",
+                               .doc = "pad each side up to the next multiple of this (Albumentations' "
+                                      "pad_width_divisor, pad_height_divisor)",
+                               .min = Bound{1},
+                               .max = Bound{65535},
+                               .elements = "[width, height]"}};
 enum class Position { Center, Random, TopLeft };
 const Words<Position> kPositions{
     {{Position::Center, "center"}, {Position::Random, "random"}, {Position::TopLeft, "top-left"}}};
@@ -30,7 +36,7 @@ const Choice<Position> kPosition{
     kPositions,
     {},
     {.name = "position",
-     .doc = "with min_size: where the image sits in the padded canvas (default center); center puts the odd "
+     .doc = "with min_size or divisor: where the image sits in the padded canvas (default center); center puts the odd "
             "pixel right and bottom, random draws the left and top padding uniformly",
      .optional = true,
      .random = true}};
@@ -43,7 +49,8 @@ const StageSpec& pad_spec() {
   static const StageSpec spec{
       .name = "pad",
       .family = "geometry",
-      .summary = "Add pixels around the image: fixed amounts per side, or up to a minimum size; any border, "
+      .summary = "Add pixels around the image: fixed amounts per side, up to a minimum size or to a multiple of a "
+                 "divisor; any border, "
                  "equal to OpenCV's copyMakeBorder.",
       .notes = {"padding takes the forms torchvision's Pad takes: one number for every side, [left/right, "
                 "top/bottom] or [left, top, right, bottom]. min_size pads each side that is smaller than [width, "
@@ -53,8 +60,8 @@ const StageSpec& pad_spec() {
                 "Borders are OpenCV's: constant (the fill), replicate, reflect (torchvision's \"symmetric\"), "
                 "reflect101 (torchvision's \"reflect\") and wrap; a padding larger than the image repeats the rule "
                 "(as copyMakeBorder). fill is saturated to the sample type (rounded half to even for integers)."},
-      .params = {kPadding, kMinSize, kPosition, kBorder, kFill},
-      .exactly_one_of = {{kPadding.name, kMinSize.name}},
+      .params = {kPadding, kMinSize, kDivisor, kPosition, kBorder, kFill},
+      .exactly_one_of = {{kPadding.name, kMinSize.name, kDivisor.name}},
       .tolerance = {.reason = "pixels are moved or set to the fill, never computed"},
       .example = {{"stage", "pad"}, {"padding", {16, 8}}, {"border", "reflect101"}},
       .cases = {R"({"padding": [3, 1, 0, 2]})",
@@ -65,7 +72,9 @@ const StageSpec& pad_spec() {
                 R"({"padding": [1, 2, 3, 4], "fill": [10, 200, 30, 128]})",
                 R"({"min_size": [45, 40], "position": "random", "border": "reflect101"})",
                 R"({"min_size": [6, 5], "position": "top-left", "border": "wrap"})",
-                R"({"min_size": [3, 4], "fill": 0.5})"},
+                R"({"min_size": [3, 4], "fill": 0.5})",
+                R"({"divisor": [4, 8], "border": "reflect101"})",
+                R"({"divisor": 5, "position": "random"})"},
       .identity = R"({"padding": 0})",
       .bench = {R"({"padding": 32, "border": "reflect101"})", R"({"min_size": [2048, 2048]})"},
       .arithmetic = R"md(
@@ -83,17 +92,26 @@ host (integers: rounded half to even and clamped, as `cv::saturate_cast`; float:
 - **min_size**: `dx = max(0, min_w - W)`; center: `left = dx / 2` (rounded down), `right = dx - left`
   (PadIfNeeded's and torchvision CenterCrop's split); top-left: `left = 0`; random: `left =
   integer(0, dx)`, then `top = integer(0, dy)`. The position is drawn first, then the border.
+- **divisor**: as min_size with `min_w = ceil(W / div_w) * div_w` (the next multiple; none where `W`
+  is one already), and the same for the height: PadIfNeeded's `pad_width_divisor` /
+  `pad_height_divisor`.
 )md",
       .imports = {
           {.name = "PadIfNeeded",
-           .how = "min_height, min_width are min_size; position center / top_left / random; border_mode (default "
+           .how = "min_height, min_width are min_size (pad_height_divisor, pad_width_divisor: divisor); position center / top_left / random; border_mode (default "
                   "reflect101), value / fill",
            .convert = [](const TransformReader& t) {
-            if (t.has("pad_height_divisor") || t.has("pad_width_divisor"))
-              t.fail("padding to a divisor has no stage equivalent");
             ojson s{{"stage", "pad"}};
-            s["min_size"] = ojson::array({t.has("min_width") ? t.saved().at("min_width") : nlohmann::json(1024),
-                                          t.has("min_height") ? t.saved().at("min_height") : nlohmann::json(1024)});
+            const bool wd = t.has("pad_width_divisor"), hd = t.has("pad_height_divisor");
+            if (wd || hd) {
+              if (!(wd && hd) || t.has("min_width") || t.has("min_height"))
+                t.fail("a divisor on one side and a minimum size on the other has no stage equivalent; give both "
+                       "divisors (min_height and min_width None) or both minimum sizes");
+              s["divisor"] = ojson::array({t.saved().at("pad_width_divisor"), t.saved().at("pad_height_divisor")});
+            } else {
+              s["min_size"] = ojson::array({t.has("min_width") ? t.saved().at("min_width") : nlohmann::json(1024),
+                                            t.has("min_height") ? t.saved().at("min_height") : nlohmann::json(1024)});
+            }
             const std::string pos = t.has("position") ? t.saved().at("position").get<std::string>() : "center";
             if (pos == "center") s["position"] = "center";
             else if (pos == "top_left") s["position"] = "top-left";
@@ -183,10 +201,11 @@ class Pad final : public Stage {
   explicit Pad(const StageConfig& c)
       : border_(c.get(kBorder)), fill_(c.get(kFill)) {
     if (c.has(kPadding) && c.has(kPosition))
-      c.fail(kPosition, "places the image with min_size only; with padding the sides are given");
+      c.fail(kPosition, "places the image with min_size or divisor only; with padding the sides are given");
     if (c.has(kPosition)) position_ = c.get(kPosition);
     if (c.has(kPadding)) padding_ = padding_sides(c, kPadding);
     if (c.has(kMinSize)) min_size_ = c.get(kMinSize);
+    if (c.has(kDivisor)) divisor_ = c.get(kDivisor);
   }
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
@@ -194,8 +213,12 @@ class Pad final : public Stage {
     if (padding_) {
       s = *padding_;
     } else {
-      const int dx = std::max(0, static_cast<int>((*min_size_)[0]) - in.width);
-      const int dy = std::max(0, static_cast<int>((*min_size_)[1]) - in.height);
+      // The size to reach: min_size, or each side's next multiple of the divisor.
+      const auto up = [](int v, std::int64_t d) { return static_cast<std::int64_t>((v + d - 1) / d * d); };
+      const std::int64_t tw = min_size_ ? (*min_size_)[0] : up(in.width, (*divisor_)[0]);
+      const std::int64_t th = min_size_ ? (*min_size_)[1] : up(in.height, (*divisor_)[1]);
+      const int dx = static_cast<int>(std::max<std::int64_t>(0, tw - in.width));
+      const int dy = static_cast<int>(std::max<std::int64_t>(0, th - in.height));
       int left = dx / 2, top = dy / 2;
       switch (position_.sample(d)) {
         case Position::Center: break;
@@ -213,7 +236,7 @@ class Pad final : public Stage {
 
  private:
   std::optional<Sides> padding_;
-  std::optional<IntPair> min_size_;
+  std::optional<IntPair> min_size_, divisor_;
   Drawn<Position> position_{{Position::Center}};
   Drawn<Border> border_;
   std::vector<double> fill_;
