@@ -15,6 +15,7 @@
 
 #include "kernels/weather/snow.hpp"
 #include "kernels/core/host_simd.hpp"
+#include "kernels/core/hsv8_avx2.hpp"
 
 namespace aug::k::cpu {
 
@@ -137,26 +138,9 @@ bool snow_has_avx2_fma() {
 // the 24 bytes of the eight pixels are read and written.
 [[gnu::target("avx2,fma")]] void texture_block8(const std::uint8_t* s, std::uint8_t* d, const float* layer,
                                                 const std::uint8_t* sparkle, const SnowTextureArgs& a) {
-  const __m128i lo24 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-  const __m128i hi24 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + 16));
-  __m256i w = _mm256_inserti128_si256(_mm256_castsi128_si256(lo24), _mm_alignr_epi8(hi24, lo24, 12), 1);
-  w = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,  //
-                                              0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
-  const __m256i byte = _mm256_set1_epi32(0xFF);
-  const __m256i r = _mm256_and_si256(w, byte), g = _mm256_and_si256(_mm256_srli_epi32(w, 8), byte),
-                b = _mm256_and_si256(_mm256_srli_epi32(w, 16), byte);
-  const __m256i v = _mm256_max_epi32(_mm256_max_epi32(r, g), b);
-  const __m256i diff = _mm256_sub_epi32(v, _mm256_min_epi32(_mm256_min_epi32(r, g), b));
-  const __m256i round = _mm256_set1_epi32(1 << 11);
-  const __m256i sat = _mm256_srai_epi32(
-      _mm256_add_epi32(_mm256_mullo_epi32(diff, _mm256_i32gather_epi32(a.sdiv, v, 4)), round), 12);
-  const __m256i hr = _mm256_sub_epi32(g, b);
-  const __m256i hg = _mm256_add_epi32(_mm256_sub_epi32(b, r), _mm256_slli_epi32(diff, 1));
-  const __m256i hb = _mm256_add_epi32(_mm256_sub_epi32(r, g), _mm256_slli_epi32(diff, 2));
-  __m256i h = _mm256_blendv_epi8(_mm256_blendv_epi8(hb, hg, _mm256_cmpeq_epi32(v, g)), hr, _mm256_cmpeq_epi32(v, r));
-  h = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(h, _mm256_i32gather_epi32(a.hdiv, diff, 4)), round), 12);
-  h = _mm256_add_epi32(h, _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), h), _mm256_set1_epi32(180)));
-
+  const __m256i w = hsv8_load8(s, 3);
+  __m256i h, sat, v;
+  hsv8_from_rgb8(w, a.sdiv, a.hdiv, h, sat, v);
   // V' = clamp((float)v * brighten, 0, 255); each of H, S, V' plus the layer; addWeighted in double.
   const __m256 add = _mm256_loadu_ps(layer);
   const __m256 vb = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(a.brighten)),
@@ -165,48 +149,11 @@ bool snow_has_avx2_fma() {
   const __m256i hs = weighted(_mm256_add_ps(_mm256_cvtepi32_ps(h), add), a.tint0);
   const __m256i ss = weighted(_mm256_add_ps(_mm256_cvtepi32_ps(sat), add), a.tint1);
   const __m256i vs = weighted(_mm256_add_ps(vb, add), a.tint2);
-
-  // hsv_to_rgb's block arithmetic.
-  const __m256 sf = _mm256_mul_ps(_mm256_cvtepi32_ps(ss), _mm256_set1_ps(1.0f / 255.0f));
-  const __m256 vf = _mm256_mul_ps(_mm256_cvtepi32_ps(vs), _mm256_set1_ps(1.0f / 255.0f));
-  const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(hs), _mm256_set1_ps(6.0f / 180.0f));
-  const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 pre = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(t));
-  const __m256 f = _mm256_sub_ps(t, pre);
-  const __m256 turns = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(_mm256_mul_ps(pre, _mm256_set1_ps(1.0f / 6.0f))));
-  const __m256i sector = _mm256_cvttps_epi32(_mm256_sub_ps(pre, _mm256_mul_ps(turns, _mm256_set1_ps(6.0f))));
-  const __m256 neg_sf = _mm256_sub_ps(_mm256_setzero_ps(), sf);
-  const __m256 p = _mm256_mul_ps(vf, _mm256_sub_ps(one, sf));
-  const __m256 q = _mm256_mul_ps(vf, _mm256_fmadd_ps(neg_sf, f, one));
-  const __m256 u = _mm256_mul_ps(vf, _mm256_fmadd_ps(neg_sf, _mm256_sub_ps(one, f), one));
-  const __m256 s0 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(0)));
-  const __m256 s1 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(1)));
-  const __m256 s2 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(2)));
-  const __m256 s3 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(3)));
-  const __m256 s4 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(sector, _mm256_set1_epi32(4)));
-  // Sectors 0 .. 5: (vf, u, p), (q, vf, p), (p, vf, u), (p, q, vf), (u, p, vf), (vf, p, q).
-  const __m256 rf = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(vf, u, s4), p, _mm256_or_ps(s2, s3)), q, s1);
-  const __m256 gf = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(p, q, s3), vf, _mm256_or_ps(s1, s2)), u, s0);
-  const __m256 bf = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_blendv_ps(q, vf, _mm256_or_ps(s3, s4)), u, s2), p,
-                                     _mm256_or_ps(s0, s1));
-  const __m256 scale = _mm256_set1_ps(255.0f);
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i r8 = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(rf, scale)), zero), byte);
-  const __m256i g8 = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(gf, scale)), zero), byte);
-  const __m256i b8 = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(bf, scale)), zero), byte);
-  __m256i px = _mm256_or_si256(_mm256_or_si256(r8, _mm256_slli_epi32(g8, 8)), _mm256_slli_epi32(b8, 16));
+  __m256i px = hsv8_block_to_rgb8(hs, ss, vs);
   // Sparkles white: each sparkle byte (0 or 1) widened to its pixel's lane.
   const __m256i lit = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sparkle)));
-  px = _mm256_blendv_epi8(px, _mm256_set1_epi32(0xFFFFFF), _mm256_cmpgt_epi32(lit, zero));
-  const __m256i pack3 = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
-                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
-  px = _mm256_shuffle_epi8(px, pack3);
-  const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(d), lo);
-  const int lo_tail = _mm_extract_epi32(lo, 2), hi_tail = _mm_extract_epi32(hi, 2);
-  std::memcpy(d + 8, &lo_tail, 4);
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 12), hi);
-  std::memcpy(d + 20, &hi_tail, 4);
+  px = _mm256_blendv_epi8(px, _mm256_set1_epi32(0xFFFFFF), _mm256_cmpgt_epi32(lit, _mm256_setzero_si256()));
+  hsv8_store8(px, w, d, 3);
 }
 
 // Columns [0, end) of one 8-bit row of the texture method, end a multiple of 8 within the block columns.

@@ -496,7 +496,7 @@ const std::vector<TvRule>& tv_rules() {
          if (a.has("scale")) s["scale"] = a.pair("scale");
          if (a.has("ratio")) s["ratio"] = a.pair("ratio");
          s["interpolation"] = a.interpolation("bilinear");
-         if (s["interpolation"] != "nearest" && a.flag("antialias", true)) a.note(kAntialias);
+         if (antialiased(a)) a.note(kAntialias);
          return s;
        }},
       {"RandomHorizontalFlip", "p", 0.5, "flip", "direction horizontal",
@@ -538,7 +538,7 @@ const std::vector<TvRule>& tv_rules() {
            a.max_size(s);
          }
          s["interpolation"] = a.interpolation("bilinear");
-         if (s["interpolation"] != "nearest" && a.flag("antialias", true)) a.note(kAntialias);
+         if (antialiased(a)) a.note(kAntialias);
          return s;
        }},
       {"RandomShortestSize", "min_size max_size interpolation antialias", 1, "resize",
