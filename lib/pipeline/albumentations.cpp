@@ -31,7 +31,6 @@ struct Missing {
 
 const std::vector<Missing>& not_available() {
   static const std::vector<Missing> m = {
-      {"Erasing", "random_erasing", "orients the rectangle the other way: w = round(sqrt(area * ratio))"},
       // Albumentations 1.x's wrappers of imgaug (removed in 1.4).
       {"IAAAffine", "affine", ""},
       {"IAASuperpixels", nullptr, "superpixel replacement"},
@@ -49,7 +48,6 @@ const std::vector<Missing>& not_available() {
       {"HEStain", nullptr, "stain augmentation of histology images"},
       {"Illumination", "gaussian_illumination", "Illumination's linear and corner modes and its own parameters"},
       {"MaskDropout", "coarse_dropout", "it removes whole objects of the mask"},
-      {"Morphological", nullptr, "erosion and dilation"},
       {"OverlayElements", nullptr, "it needs other images (the overlays)"},
       {"PixelDistributionAdaptation", nullptr, "it needs other images (a reference set)"},
       {"TemplateTransform", nullptr, "it needs other images (the templates)"},
@@ -190,7 +188,8 @@ class Importer {
       return s;
     }
     if (is_albumentations_composition(name)) {
-      s = ojson{{"stage", name == "OneOf" ? "one_of" : name == "SomeOf" ? "some_of" : "sequence"}};
+      const bool some = name == "SomeOf" || name == "RandomOrder";
+      s = ojson{{"stage", name == "OneOf" ? "one_of" : some ? "some_of" : "sequence"}};
       ojson weights = ojson::array();
       double idle = 0;  // OneOf: the weight of its NoOp children
       s["stages"] = list(c.has("transforms") ? t.at("transforms") : json::array(), where + "/transforms",
@@ -208,7 +207,13 @@ class Importer {
       if (name == "OneOf" && !weights.empty() &&
           !std::all_of(weights.begin(), weights.end(), [&](const ojson& w) { return w == weights[0]; }))
         s["weights"] = weights;
-      if (name == "SomeOf") {
+      if (name == "RandomOrder") {
+        // n drawn alike without repetition and applied in the order drawn, each with its own p.
+        s["n"] = c.has("n") ? t.at("n") : json(1);
+        s["random_order"] = true;
+        if (c.has("replace") && t.at("replace").get<bool>())
+          c.note("RandomOrder with replace: some_of draws its stages without repetition");
+      } else if (name == "SomeOf") {
         s["n"] = c.has("n") ? t.at("n") : json(1);
         if (c.release().first == 1) {
           // 1.x picks n of its transforms by their p (with replacement by default) and applies each
@@ -228,6 +233,12 @@ class Importer {
       if (s["stages"].empty()) {
         c.note(name + " left out: none of its transforms remains");
         return nullptr;
+      }
+      if (some && s["n"].is_number_integer() && s["n"].get<std::int64_t>() > static_cast<std::int64_t>(s["stages"].size())) {
+        // Albumentations applies them all when n exceeds the transforms (without replacement).
+        c.note(name + ": n = " + s["n"].dump() + " exceeds its " + std::to_string(s["stages"].size()) +
+               " transforms; all of them are applied");
+        s["n"] = s["stages"].size();
       }
     } else if (name == "NoOp") {
       c.note("NoOp left out: it changes nothing");
@@ -478,6 +489,8 @@ std::string albumentations_table_markdown() {
   o << "| Compose, Sequential | `sequence` (the top Compose: the pipeline) | bbox_params become the `labels` block |\n"
     << "| OneOf | `one_of` | the children's p become `weights`, and each runs surely once chosen |\n"
     << "| SomeOf | `some_of` | n; drawn without repetition |\n"
+    << "| RandomOrder | `some_of` with `random_order` | n (default 1); drawn without repetition, applied in the "
+       "order drawn |\n"
     << "| OneOrOther | `one_of` | its two transforms with weights p and 1 - p, each applied surely |\n"
     << "| Normalize, ToTensorV2, ToFloat, FromFloat, NoOp | left out, with a note | they change what a training "
        "loader receives, not the image file |\n";
@@ -487,7 +500,8 @@ std::string albumentations_table_markdown() {
 // ReplayCompose is a Compose that records its draws (for replaying them on another image): augment
 // records every image's parameters in the manifest, so it is a Compose here.
 bool is_albumentations_composition(const std::string& name) {
-  return name == "Compose" || name == "ReplayCompose" || name == "Sequential" || name == "OneOf" || name == "SomeOf";
+  return name == "Compose" || name == "ReplayCompose" || name == "Sequential" || name == "OneOf" || name == "SomeOf" ||
+         name == "RandomOrder";
 }
 
 }  // namespace aug

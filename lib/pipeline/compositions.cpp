@@ -11,6 +11,10 @@ const Param<std::vector<double>> kWeights{
      .min = Bound{0}}};
 const Param<IntegerParam> kCount{
     {.name = "n", .doc = "how many; [lo, hi] draws the count per image", .random = true, .min = Bound{0}}};
+const Param<bool> kRandomOrder{{.name = "random_order",
+                                .doc = "apply the drawn stages in the order drawn (every order alike) instead of "
+                                       "the order they are listed",
+                                .default_value = false}};
 
 namespace {
 
@@ -41,9 +45,10 @@ const StageSpec kOneOf{
 
 const StageSpec kSomeOf{
     .name = "some_of",
-    .summary = "Apply n of its stages, drawn per image without repetition, in the order they are listed.",
+    .summary = "Apply n of its stages, drawn per image without repetition, in the order they are listed (or, with "
+               "random_order, in the order drawn).",
     .params = {stages_param(),
-               kCount},
+               kCount, kRandomOrder},
     .composition = true,
     .example = {{"stage", "some_of"},
                 {"stages", {{{"stage", "flip"}}, {{"stage", "gaussian_blur"}}, {{"stage", "channel_gain"}, {"r", 1.2}}}},

@@ -19,5 +19,6 @@ std::vector<std::string> every_spec_name();
 
 extern const Param<std::vector<double>> kWeights;  // one_of
 extern const Param<IntegerParam> kCount;           // some_of's "n"
+extern const Param<bool> kRandomOrder;             // some_of's "random_order"
 
 }  // namespace aug

@@ -200,6 +200,7 @@ class Loader {
       n.kind = Node::Kind::SomeOf;
       if (!config.has(kCount)) config.fail(kCount, "missing \"n\" (how many of the stages to apply)");
       n.n = config.get(kCount);
+      n.random_order = config.get(kRandomOrder);
       if (n.n.hi > static_cast<std::int64_t>(n.children.size()))
         config.fail(kCount, "= " + std::to_string(n.n.hi) + " exceeds the number of stages (" +
                              std::to_string(n.children.size()) + ")");
@@ -349,8 +350,8 @@ class Planner {
       const auto j = static_cast<std::size_t>(d.integer(static_cast<std::int64_t>(i), static_cast<std::int64_t>(total) - 1));
       std::swap(order[i], order[j]);
     }
-    order.resize(count);
-    std::sort(order.begin(), order.end());  // applied in the order they are listed
+    order.resize(count);  // a uniformly drawn ordered choice of `count`
+    if (!node.random_order) std::sort(order.begin(), order.end());  // applied in the order they are listed
     return order;
   }
 

@@ -35,6 +35,7 @@ struct Node {
   std::vector<Node> children;    // compositions
   std::vector<double> weights;   // one_of (empty: uniform)
   IntegerParam n;                // some_of
+  bool random_order = false;     // some_of: the drawn order, not the listed one
 };
 
 // One leaf stage on the path an image takes; `op` is null when its `p` skipped it.

@@ -48,6 +48,7 @@ const std::vector<Signature>& signatures() {
        "transforms bbox_params keypoint_params additional_targets p is_check_shapes save_key", 1.0},
       {"OneOf", "transforms p", "transforms p", 0.5},
       {"SomeOf", "transforms n replace p", "transforms n replace p", 1.0},
+      {"RandomOrder", "transforms n replace p", "transforms n replace p", 1.0},
       {"Sequential", "transforms p", "transforms p", 0.5},
       {"BboxParams", "format label_fields min_area min_visibility min_width min_height check_each_transform",
        "format label_fields min_area min_visibility min_width min_height check_each_transform clip "
@@ -815,6 +816,28 @@ const std::vector<TvRule>& tv_rules() {
          if (a.has("clip")) s["clip"] = a.flag("clip", true);
          return s;
        }},
+      // Batch transforms (applied by a collate function, after Compose): the partner is one of the run's
+      // inputs instead of another image of the batch, and a file has no class target to mix.
+      {"MixUp", "alpha num_classes labels_getter", 1, "mixup",
+       "alpha; the partner is drawn from the run's inputs, not the batch; class targets are not mixed (the manifest "
+       "records the partner and ratio)",
+       [](const TvArgs& a) {
+         ojson s = with_stage("mixup");
+         s["alpha"] = a.number("alpha", 1.0);
+         a.note("the partner is drawn from the run's inputs instead of the batch, and the class targets are "
+                "not mixed (a file has none); the manifest records each image's partner and ratio");
+         return s;
+       }},
+      {"CutMix", "alpha num_classes labels_getter", 1, "cutmix",
+       "alpha; the partner is drawn from the run's inputs, not the batch; class targets are not mixed (the manifest "
+       "records the partner and the share kept)",
+       [](const TvArgs& a) {
+         ojson s = with_stage("cutmix");
+         s["alpha"] = a.number("alpha", 1.0);
+         a.note("the partner is drawn from the run's inputs instead of the batch, and the class targets are "
+                "not mixed (a file has none); the manifest records each image's partner and the share it keeps");
+         return s;
+       }},
       {"JPEG", "quality", 1, "jpeg", "quality (an int or (lo, hi))",
        [](const TvArgs& a) {
          ojson s = with_stage("jpeg");
@@ -833,7 +856,8 @@ struct TvOther {
 };
 const std::vector<TvOther>& tv_compositions() {
   static const std::vector<TvOther> c = {
-      {"Compose", "transforms"}, {"RandomApply", "transforms p"}, {"RandomChoice", "transforms p"}};
+      {"Compose", "transforms"}, {"RandomApply", "transforms p"}, {"RandomChoice", "transforms p"},
+      {"RandomOrder", "transforms"}};
   return c;
 }
 const std::vector<TvOther>& tv_left_out() {
@@ -860,14 +884,11 @@ const std::vector<TvMissing>& tv_missing() {
   static const std::vector<TvMissing> m = {
       {"ElasticTransform", "elastic",
        "torchvision's alpha is divided by the image size; elastic takes Kornia's alpha, kernel_size and sigma"},
-      {"RandomOrder", "some_of", "some_of keeps the listed order"},
       {"AugMix", nullptr, "it mixes several augmented chains"},
       {"FiveCrop", "crop", "it returns several images"},
       {"TenCrop", "crop", "it returns several images"},
       {"LinearTransformation", nullptr, "a whitening matrix"},
       {"Lambda", nullptr, "arbitrary Python code"},
-      {"CutMix", nullptr, "it mixes the images of a batch"},
-      {"MixUp", nullptr, "it mixes the images of a batch"},
   };
   return m;
 }
@@ -916,6 +937,11 @@ class TvImporter {
             a.bad("p", "must be one weight per transform");
           s["weights"] = w;
         }
+      } else if (name == "RandomOrder") {  // all of them, in an order drawn per image
+        s = ojson{{"stage", "some_of"}};
+        s["stages"] = list(a, pointer + "/stages");
+        s["n"] = s["stages"].size();
+        s["random_order"] = true;
       } else {
         s = ojson{{"stage", "sequence"}};
         s["stages"] = list(a, pointer + "/stages");
@@ -1180,6 +1206,7 @@ std::string torchvision_table_markdown() {
   o << "| Compose | `sequence` (the top Compose: the pipeline) | |\n"
     << "| RandomApply | `sequence` with p | p (default 0.5) |\n"
     << "| RandomChoice | `one_of` | p becomes `weights` |\n"
+    << "| RandomOrder | `some_of` with `random_order` | n: all of them |\n"
     << "| ";
   for (std::size_t i = 0; i < tv_left_out().size(); ++i) o << (i ? ", " : "") << tv_left_out()[i].name;
   o << " | left out, with a note | they change what a training loader receives, not the image file |\n";

@@ -163,7 +163,7 @@ TEST(ImportAlbumentations, UnsupportedTransformsAreListedWithTheClosestStage) {
   EXPECT_TRUE(r.out.empty()) << r.out;
   for (const char* line : {"4 transform(s) augment does not have",
                            "transform/transforms/1: FDA (no close stage: it needs other images",
-                           "transform/transforms/2/transforms/0: Erasing (closest stage: random_erasing; orients the rectangle",
+                           "transform/transforms/2/transforms/0: Superpixels (no close stage: superpixel replacement)",
                            "transform/transforms/2/transforms/1: Lambda (no close stage: arbitrary Python code",
                            "transform/transforms/3: IAAAffine (closest stage: affine)"})
     EXPECT_NE(r.err.find(line), std::string::npos) << line << "\n" << r.err;

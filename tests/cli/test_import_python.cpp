@@ -408,6 +408,57 @@ TEST(ImportPython, PadIfNeededToADivisor) {
             "divisors (min_height and min_width None) or both minimum sizes");
 }
 
+// RandomOrder (both libraries) draws its picks' order; Albumentations' Erasing draws its own way;
+// torchvision's batch MixUp and CutMix become the partner stages, with what differs said.
+TEST(ImportPython, RandomOrderErasingMixUpAndCutMix) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.Erasing(scale=(0.05, 0.2), ratio=(0.5, 2), fill=(255, 0, 51), p=1),\n"
+                         "    A.RandomOrder([A.HorizontalFlip(), A.VerticalFlip(p=1)], n=2),\n"
+                         "    A.SomeOf([A.HorizontalFlip(), A.Transpose()], n=3)])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"random_erasing","sampling":"albumentations","scale":[0.05,0.2],"ratio":[0.5,2.0],"value":[1.0,0.0,0.2],"p":1.0},
+    {"stage":"some_of","n":2,"random_order":true,"stages":[{"stage":"flip","direction":"horizontal","p":0.5},
+                                                          {"stage":"flip","direction":"vertical"}]},
+    {"stage":"some_of","n":2,"stages":[{"stage":"flip","direction":"horizontal","p":0.5},
+                                       {"stage":"rotate90","k":0,"transpose":true,"p":0.5}]}
+  ])")) << p.dump();
+  EXPECT_TRUE(has_line(err, "SomeOf: n = 3 exceeds its 2 transforms; all of them are applied")) << err;
+
+  const fs::path tv = dir / "tv.py";
+  std::ofstream(tv) << "from torchvision.transforms import v2\n"
+                       "t = v2.Compose([v2.RandomOrder([v2.RandomHorizontalFlip(), v2.RandomGrayscale()]),\n"
+                       "                v2.MixUp(alpha=0.4, num_classes=10), v2.CutMix(num_classes=10)])\n";
+  const auto [q, e2] = import_cli({"torchvision", tv.string()});
+  EXPECT_EQ(q["stages"], json::parse(R"([
+    {"stage":"some_of","n":2,"random_order":true,"stages":[{"stage":"flip","direction":"horizontal","p":0.5},
+                                                          {"stage":"grayscale","p":0.1}]},
+    {"stage":"mixup","alpha":0.4,"p":1.0},
+    {"stage":"cutmix","alpha":1.0,"p":1.0}
+  ])")) << q.dump();
+  EXPECT_TRUE(has_line(e2, "tv.py:3:17: v2.MixUp: the partner is drawn from the run's inputs instead of the batch"))
+      << e2;
+}
+
+// Morphological's scale is the element's (width, height) as OpenCV reads it: kept in that order.
+TEST(ImportPython, MorphologicalScaleIsTheElementsWidthAndHeight) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.Morphological(scale=(5, 3), operation='erosion', p=1),\n"
+                         "                A.Morphological(3), A.Morphological()])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"morphological","kernel_size":[5,3],"operation":"erosion","p":1.0},
+    {"stage":"morphological","kernel_size":3,"p":0.5},
+    {"stage":"morphological","p":0.5}
+  ])")) << p.dump();
+  EXPECT_EQ(refusal("albumentations", "import albumentations as A\ntf = A.Compose([A.Morphological(operation='open')])\n"),
+            "train.py:2:17: operation \"open\" is not dilation or erosion");
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),

@@ -157,5 +157,92 @@ TEST(RandomErasing, ConstantFillsEqualTheKernels) {
                 {1, 3, 4}, 4);
 }
 
+// Albumentations' Erasing.get_params_dependent_on_data written out with the stage's draws: ratio is
+// width / height, one draw within the areas and ratios that fit, no retries.
+std::optional<Box> albumentations_reference(Draws& d, int H, int W, double s0, double s1, double r0, double r1) {
+  // Python's order of operations: r * height * height is (r * height) * height.
+  const double h_ = H, w_ = W, total = h_ * w_, hh = h_ * h_, ww = w_ * w_;
+  const double min_area = total * s0;
+  double max_valid = total * s1;
+  max_valid = std::min(max_valid, std::min(r0 * h_ * h_, r1 * h_ * h_));
+  max_valid = std::min(max_valid, std::min(ww / r0, ww / r1));
+  if (max_valid < min_area) return std::nullopt;
+  const double area = d.uniform(min_area, max_valid);
+  const double max_r = std::min(r1, ww / area), min_r = std::max(r0, area / hh);
+  if (min_r > max_r) return std::nullopt;
+  const double r = d.uniform(min_r, max_r);
+  const auto py_round = [](double v) {  // half to even
+    const double f = std::floor(v);
+    return v - f != 0.5 ? std::floor(v + 0.5) : (std::fmod(f, 2.0) == 0 ? f : f + 1);
+  };
+  const int h = static_cast<int>(py_round(std::sqrt(area / r))), w = static_cast<int>(py_round(std::sqrt(area * r)));
+  const int top = static_cast<int>(d.integer(0, H - h)), left = static_cast<int>(d.integer(0, W - w));
+  return Box{left, top, w, h};
+}
+
+TEST(RandomErasing, AlbumentationsSamplingFollowsErasing) {
+  const Pipeline p = one_stage(
+      R"({"stage": "random_erasing", "sampling": "albumentations", "p": 1, "scale": [0.05, 0.9], "ratio": [0.2, 5]})");
+  int erased = 0, none = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const int W = 3 + i % 41, H = 2 + i % 29;
+    const std::string key = "a" + std::to_string(i);
+    const Plan plan = p.plan(11, key, 0, {W, H, 3, DType::U8});
+    Draws d(stream_of(key));
+    const auto want = albumentations_reference(d, H, W, 0.05, 0.9, 0.2, 5);
+    const auto got = recorded_rects(plan);
+    if (!want) {
+      ASSERT_TRUE(got.empty()) << key;
+      ++none;
+      continue;
+    }
+    ASSERT_EQ(got.size(), 1u) << key;
+    ASSERT_EQ(got[0], *want) << key;
+    ASSERT_LE(got[0].y + got[0].h, H) << key;
+    ASSERT_LE(got[0].x + got[0].w, W) << key;
+    ++erased;
+  }
+  EXPECT_GT(erased, 1500);
+  EXPECT_GT(none, 0);  // thin images with a large minimum area fit nothing
+}
+
+TEST(RandomErasing, AlbumentationsSamplingDistribution) {
+  // A square image where every area of the range fits every ratio: the area is uniform in scale and
+  // the ratio (width / height, not its logarithm) uniform in ratio.
+  const Pipeline p = one_stage(
+      R"({"stage": "random_erasing", "sampling": "albumentations", "p": 1, "scale": [0.02, 0.1], "ratio": [0.5, 2]})");
+  double sum_area = 0, sum_ratio = 0;
+  int wide = 0;
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    const auto r = recorded_rects(p.plan(11, std::to_string(i), 0, {1000, 1000, 1, DType::U8}));
+    ASSERT_EQ(r.size(), 1u);
+    sum_area += r[0].w * static_cast<double>(r[0].h) / 1e6;
+    sum_ratio += static_cast<double>(r[0].w) / r[0].h;
+    wide += r[0].w > r[0].h;
+  }
+  EXPECT_NEAR(sum_area / n, 0.06, 0.002);
+  EXPECT_NEAR(sum_ratio / n, 1.25, 0.02);        // uniform on [0.5, 2]; log-uniform would give 1.08
+  EXPECT_NEAR(wide / static_cast<double>(n), 2.0 / 3, 0.03);  // P(ratio > 1) = 1 / 1.5
+}
+
+TEST(RandomErasing, AlbumentationsSamplingFillsAsTheOther) {
+  const Image im = random_image({57, 50, 3, DType::U8}, 5);
+  const testing::Both b = run_both(
+      one_stage(R"({"stage": "random_erasing", "sampling": "albumentations", "p": 1, "scale": [0.2, 0.3], "value": 0.5})"),
+      im, "alb.png");
+  ASSERT_EQ(compare(b.cpu, b.emulated).count, 0u);
+  const auto rects = recorded_rects(b.plan);
+  ASSERT_EQ(rects.size(), 1u);
+  std::size_t filled = 0;
+  for (int y = 0; y < 50; ++y)
+    for (int x = 0; x < 57; ++x) {
+      const bool inside = x >= rects[0].x && x < rects[0].x + rects[0].w && y >= rects[0].y && y < rects[0].y + rects[0].h;
+      for (int c = 0; c < 3; ++c) ASSERT_EQ(at(b.cpu, x, y, c), inside ? 128.0 : at(im, x, y, c));
+      filled += inside;
+    }
+  EXPECT_GT(filled, 0.2 * 57 * 50 - 57);
+}
+
 }  // namespace
 }  // namespace aug::test_random_erasing

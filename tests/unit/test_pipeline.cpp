@@ -1,6 +1,8 @@
 // Loading validates everything before any image is touched, and every message says where.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "lib/core/error.hpp"
 #include "lib/pipeline/pipeline.hpp"
 
@@ -209,6 +211,26 @@ TEST(PipelinePlan, ProbabilityAndCompositionFrequencies) {
   EXPECT_NEAR(applied / double(n), 0.3, 0.03);
   EXPECT_NEAR(first / double(n), 0.75, 0.03);
   EXPECT_NEAR(some / double(n), 1.5, 0.05);
+}
+
+TEST(PipelinePlan, SomeOfRandomOrderAppliesItsPicksInTheOrderDrawn) {
+  const Pipeline p = Pipeline::parse(stages(R"({"stage": "some_of", "n": 2, "random_order": true, "stages":
+      [{"stage": "flip"}, {"stage": "flip", "direction": "vertical"}, {"stage": "invert"}]})"),
+                                     "p.json");
+  std::map<std::vector<int>, int> orders;
+  const int n = 6000;
+  for (int i = 0; i < n; ++i) {
+    const Plan plan = p.plan(3, "img" + std::to_string(i), 0, rgb(8, 8));
+    const std::vector<int> chose = plan.record[0]["chose"].get<std::vector<int>>();
+    ASSERT_EQ(chose.size(), 2u);
+    ASSERT_NE(chose[0], chose[1]);
+    // The stages run in the recorded order.
+    ASSERT_EQ(plan.steps.size(), 2u);
+    for (int k = 0; k < 2; ++k) ASSERT_EQ(plan.steps[k].node->pointer, "/stages/0/stages/" + std::to_string(chose[k]));
+    ++orders[chose];
+  }
+  ASSERT_EQ(orders.size(), 6u);  // every ordered pair of the three
+  for (const auto& [order, count] : orders) EXPECT_NEAR(count / double(n), 1.0 / 6, 0.02);
 }
 
 TEST(PipelinePlan, UnsupportedImagesAreInputErrorsNamingTheStage) {

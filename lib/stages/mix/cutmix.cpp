@@ -50,8 +50,8 @@ The partner (drawn uniformly among the run's other inputs) is resized to `W x H`
 engine (`interpolation`); the output is the image with `[x1, x2) x [y1, y2)` from the resized partner.
 The manifest records the box and `lam` as the share of the image kept, `1 - box area / (W H)`.
 )md",
-      .no_import = "Albumentations has no CutMix; torchvision's CutMix mixes a batch's class targets "
-                   "(one-hot), which files do not have",
+      .no_import = "Albumentations has no CutMix (torchvision's CutMix imports from Python source: "
+                   "the partner comes from the run's inputs, class targets are not mixed)",
       .counterpart = {.none = "a pixel copy (cv::Mat::copyTo of the box); no call to compare"},
   };
   return spec;

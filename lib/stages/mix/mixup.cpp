@@ -47,8 +47,8 @@ Per value, in binary64: `v = a r + b (1 - r)` (`a` the image, `b` the partner); 
 (Ultralytics' `(im * r + im2 * (1 - r)).astype(np.uint8)`), float: `v` rounded to binary32. Every
 channel, alpha included. The image's labels stay; the partner's are scaled to the image and added.
 )md",
-      .no_import = "Albumentations has no MixUp; torchvision's MixUp mixes a batch's class targets "
-                   "(one-hot), which files do not have",
+      .no_import = "Albumentations has no MixUp (torchvision's MixUp imports from Python source: "
+                   "the partner comes from the run's inputs, class targets are not mixed)",
       .counterpart = {.none = "cv::addWeighted rounds to nearest where Ultralytics' MixUp truncates"},
   };
   return spec;
