@@ -51,7 +51,6 @@ const std::vector<Missing>& not_available() {
       {"OverlayElements", nullptr, "it needs other images (the overlays)"},
       {"PixelDistributionAdaptation", nullptr, "it needs other images (a reference set)"},
       {"TemplateTransform", nullptr, "it needs other images (the templates)"},
-      {"PlanckianJitter", "planckian_jitter", "Albumentations draws the temperature its own way (mode, sampling_method)"},
       {"PlasmaBrightnessContrast", "brightness_contrast", "a plasma-fractal field instead of one value per image"},
       {"PlasmaShadow", "shadow", "a plasma-fractal shadow"},
       {"RandomGravel", nullptr, "gravel particles"},

@@ -187,10 +187,10 @@ std::string compose(const std::string& transforms) {
 // there is one, not taken for a class of the pipeline's code.
 TEST(ImportAlbumentations, AlbumentationsTransformsWithoutAStageAreNamedAsSuch) {
   const std::string e = import_error(compose(R"({"__class_fullname__": "RandomGridShuffle"},
-                                                {"__class_fullname__": "PlanckianJitter"},
+                                                {"__class_fullname__": "PlasmaShadow"},
                                                 {"__class_fullname__": "AutoContrast"})"));
   for (const char* line : {"transform/transforms/0: RandomGridShuffle (no close stage: the cells of a grid shuffled)",
-                           "transform/transforms/1: PlanckianJitter (closest stage: planckian_jitter;",
+                           "transform/transforms/1: PlasmaShadow (closest stage: shadow;",
                            "transform/transforms/2: AutoContrast (closest stage: autocontrast;"})
     EXPECT_NE(e.find(line), std::string::npos) << line << "\n" << e;
   EXPECT_EQ(e.find("own code"), std::string::npos) << e;

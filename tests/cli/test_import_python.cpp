@@ -459,6 +459,26 @@ TEST(ImportPython, MorphologicalScaleIsTheElementsWidthAndHeight) {
             "train.py:2:17: operation \"open\" is not dilation or erosion");
 }
 
+// PlanckianJitter imports with Albumentations' own temperature draws (1.x's temperature_limit too).
+TEST(ImportPython, PlanckianJitterDrawsAlbumentationsTemperatures) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.PlanckianJitter(mode='cied', temperature_range=(4500, 9000),\n"
+                         "                                  sampling_method='gaussian', p=0.3), A.PlanckianJitter()])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"planckian_jitter","method":"albumentations","mode":"CIED","temperature_range":[4500.0,9000.0],
+     "sampling_method":"gaussian","p":0.3},
+    {"stage":"planckian_jitter","method":"albumentations","p":0.5}
+  ])")) << p.dump();
+  const fs::path old = dir / "old.py";
+  std::ofstream(old) << "import albumentations as A\n"
+                        "tf = A.Compose([A.PlanckianJitter(temperature_limit=(3000, 8000), always_apply=False)])\n";
+  const auto [q, e2] = import_cli({"albumentations", old.string()});
+  EXPECT_EQ(q["stages"][0]["temperature_range"], json::parse("[3000.0, 8000.0]")) << q.dump();
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),
