@@ -25,6 +25,14 @@ struct Motion {
   // map brought (cutmix's pasted box): an object keeps the fraction of its area they leave visible,
   // is dropped when nothing is left, and its keypoints under them become hidden (v 1).
   std::vector<std::array<double, 4>> covers;
+  // A map that moves rectangles of the image whole (grid_shuffle's cells): each tile of the input,
+  // [x0, x1) x [y0, y1) in the labels' frame, moves by (dx, dy); the tiles cover the input. `matrix`
+  // and `sources` are unused then. An object cut by the tiles is cut into its pieces, and pieces
+  // that no longer touch become objects of their own (Albumentations' RandomGridShuffle).
+  struct Tile {
+    double x0, y0, x1, y1, dx, dy;
+  };
+  std::vector<Tile> tiles;
 };
 
 }  // namespace aug

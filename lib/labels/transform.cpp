@@ -156,7 +156,23 @@ Point map_centre(const Motion& m, Point p, const FieldInverse* inverse = nullptr
   return q;
 }
 
+// The tile of a tile motion that holds p (the last one whose closed rectangle does, so that a point
+// on the image's right or bottom edge has one too); null when none does.
+const Motion::Tile* tile_of(const Motion& m, Point p) {
+  const Motion::Tile* found = nullptr;
+  for (const Motion::Tile& t : m.tiles)
+    if (p.x >= t.x0 && p.x <= t.x1 && p.y >= t.y0 && p.y <= t.y1 && t.x1 > t.x0 && t.y1 > t.y0) {
+      if (p.x < t.x1 && p.y < t.y1) return &t;
+      found = &t;
+    }
+  return found;
+}
+
 Point move_point_with(const Motion& m, Point p, const FieldInverse* inverse) {
+  if (!m.tiles.empty()) {
+    const Motion::Tile* t = tile_of(m, p);
+    return t ? Point{p.x + t->dx, p.y + t->dy} : Point{-1, -1};
+  }
   const Point q = map_centre(m, {p.x - 0.5, p.y - 0.5}, inverse);
   return {q.x + 0.5, q.y + 0.5};
 }
@@ -346,6 +362,48 @@ std::vector<Polygon> clip_to(const std::vector<Polygon>& shape, const std::array
   return out;
 }
 
+// A polygon through a tile motion: its piece in each tile, moved with the tile.
+std::vector<Polygon> tile_pieces(const Motion& m, const Polygon& p) {
+  std::vector<Polygon> out;
+  for (const Motion::Tile& t : m.tiles) {
+    if (t.x1 <= t.x0 || t.y1 <= t.y0) continue;
+    for (Polygon& q : clip_to({p}, {t.x0, t.y0, t.x1, t.y1})) {
+      if (polygon_area(q) <= 0) continue;
+      for (Point& pt : q) pt.x += t.dx, pt.y += t.dy;
+      out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
+// The groups of pieces that touch (their bounds meet, edges and corners included), each group's
+// indices in order; groups in the order of their first piece.
+std::vector<std::vector<std::size_t>> touching_groups(const std::vector<Polygon>& pieces) {
+  const std::size_t n = pieces.size();
+  std::vector<std::size_t> parent(n);
+  for (std::size_t i = 0; i < n; ++i) parent[i] = i;
+  const auto find = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::vector<Box> b(n);
+  for (std::size_t i = 0; i < n; ++i) b[i] = *bounds({pieces[i]});
+  constexpr double kTouch = 1e-9;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j)
+      if (b[i].x0 <= b[j].x1 + kTouch && b[j].x0 <= b[i].x1 + kTouch && b[i].y0 <= b[j].y1 + kTouch &&
+          b[j].y0 <= b[i].y1 + kTouch)
+        parent[find(i)] = find(j);
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::size_t> group_of(n, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t r = find(i);
+    if (group_of[r] == n) group_of[r] = groups.size(), groups.emplace_back();
+    groups[group_of[r]].push_back(i);
+  }
+  return groups;
+}
+
 double area_inside(const std::vector<Polygon>& shape, const std::array<double, 4>& r) {
   double a = 0;
   for (const Polygon& p : clip_to(shape, r)) a += polygon_area(p);
@@ -411,7 +469,7 @@ std::optional<Box> mask_bounds(const BinaryMask& m) {
 Point move_point(const Motion& m, Point p) { return move_point_with(m, p, nullptr); }
 
 bool mirrors(const Motion& m) {
-  if (m.sources) return false;
+  if (m.sources || !m.tiles.empty()) return false;
   const auto& a = m.matrix;
   const double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
                      a[2] * (a[3] * a[7] - a[4] * a[6]);
@@ -479,6 +537,36 @@ nlohmann::json LabelCounts::to_json() const {
           {"dropped_by", {{"outside", outside}, {"min_visibility", visibility}, {"min_area", area}, {"min_size", size}}}};
 }
 
+// After a tile motion: an object whose pieces no longer touch becomes one object per group of
+// touching pieces, each keeping the whole object's extent as what it would cover (so that its
+// visibility is its share of the object, as Albumentations' min_visibility reads a piece). Objects
+// with keypoints, an oriented box or a mask stay whole: their box is the bounds of all their pieces.
+static void split_apart(ImageLabels& labels, std::vector<Tracked>& tracked, std::vector<bool>& gone) {
+  const std::size_t n = labels.objects.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (gone[i]) continue;
+    const Object& o = labels.objects[i];
+    if (!o.keypoints.empty() || !tracked[i].corners.empty() || o.mask || tracked[i].shape.size() < 2) continue;
+    const std::vector<std::vector<std::size_t>> groups = touching_groups(tracked[i].shape);
+    if (groups.size() < 2) continue;
+    const std::vector<Polygon> pieces = tracked[i].shape;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      std::vector<Polygon> shape;
+      for (const std::size_t k : groups[g]) shape.push_back(pieces[k]);
+      if (g == 0) {
+        tracked[i].shape = std::move(shape);
+        continue;
+      }
+      Tracked t = tracked[i];
+      t.shape = std::move(shape);
+      Object copy = labels.objects[i];
+      labels.objects.push_back(std::move(copy));
+      tracked.push_back(std::move(t));
+      gone.push_back(false);
+    }
+  }
+}
+
 LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions, const LabelRules& rules) {
   std::vector<Tracked> tracked(labels.objects.size());
   for (std::size_t i = 0; i < labels.objects.size(); ++i) {
@@ -511,7 +599,12 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
     for (std::size_t i = 0; i < labels.objects.size(); ++i) {
       Object& o = labels.objects[i];
       Tracked& t = tracked[i];
-      if (!t.corners.empty()) {
+      if (!t.corners.empty() && !m.tiles.empty()) {
+        // Through tiles: the smallest rectangle around its moved pieces.
+        Polygon all;
+        for (const Polygon& q : tile_pieces(m, t.corners)) all.insert(all.end(), q.begin(), q.end());
+        t.corners = min_area_rect(all);
+      } else if (!t.corners.empty()) {
         // An oriented box: its corners move exactly under a matrix; through a field, the box is the
         // smallest rectangle around its moved outline.
         t.corners = m.sources ? min_area_rect(move_polygon(m, densify(t.corners, 2.0), inv)) : move_polygon(m, t.corners);
@@ -525,6 +618,11 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
       for (auto* set : {&t.shape, &t.full}) {
         std::vector<Polygon> moved;
         for (const Polygon& p : *set) {
+          if (!m.tiles.empty()) {
+            for (Polygon& q : tile_pieces(m, p))
+              if (q.size() >= 3) moved.push_back(std::move(q));
+            continue;
+          }
           const bool outline = m.sources && (!t.polygons || !t.corners.empty());
           Polygon q = !outline          ? move_polygon(m, p, inv)
                       : t.polygons      ? move_polygon(m, densify(p, 4.0), inv)
@@ -553,6 +651,7 @@ LabelCounts move_labels(ImageLabels& labels, const std::vector<Motion>& motions,
         o.keypoints = std::move(k);
       }
     }
+    if (!m.tiles.empty()) split_apart(labels, tracked, gone);
   }
   if (!motions.empty()) labels.moved = true;
   labels.width = W;

@@ -54,8 +54,6 @@ const std::vector<Missing>& not_available() {
       {"PlasmaBrightnessContrast", "brightness_contrast", "a plasma-fractal field instead of one value per image"},
       {"PlasmaShadow", "shadow", "a plasma-fractal shadow"},
       {"RandomGravel", nullptr, "gravel particles"},
-      {"RandomGridShuffle", nullptr, "the cells of a grid shuffled"},
-      {"RingingOvershoot", nullptr, "a 2-D sinc filter"},
       {"Superpixels", nullptr, "superpixel replacement"},
       {"TextImage", nullptr, "text rendered onto the image"},
       {"ToRGB", nullptr, "gray images made three-channel"},

@@ -186,10 +186,10 @@ std::string compose(const std::string& transforms) {
 // Albumentations' own transforms without a stage are named as such, with the closest stage where
 // there is one, not taken for a class of the pipeline's code.
 TEST(ImportAlbumentations, AlbumentationsTransformsWithoutAStageAreNamedAsSuch) {
-  const std::string e = import_error(compose(R"({"__class_fullname__": "RandomGridShuffle"},
+  const std::string e = import_error(compose(R"({"__class_fullname__": "RandomGravel"},
                                                 {"__class_fullname__": "PlasmaShadow"},
                                                 {"__class_fullname__": "AutoContrast"})"));
-  for (const char* line : {"transform/transforms/0: RandomGridShuffle (no close stage: the cells of a grid shuffled)",
+  for (const char* line : {"transform/transforms/0: RandomGravel (no close stage: gravel particles)",
                            "transform/transforms/1: PlasmaShadow (closest stage: shadow;",
                            "transform/transforms/2: AutoContrast (closest stage: autocontrast;"})
     EXPECT_NE(e.find(line), std::string::npos) << line << "\n" << e;

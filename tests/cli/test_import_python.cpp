@@ -479,6 +479,31 @@ TEST(ImportPython, PlanckianJitterDrawsAlbumentationsTemperatures) {
   EXPECT_EQ(q["stages"][0]["temperature_range"], json::parse("[3000.0, 8000.0]")) << q.dump();
 }
 
+TEST(ImportPython, RandomGridShuffleKeepsRowsAndColumns) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.RandomGridShuffle(grid=(2, 4), p=0.3), A.RandomGridShuffle()])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"grid_shuffle","grid":[2,4],"p":0.3},{"stage":"grid_shuffle","p":0.5}])"))
+      << p.dump();
+}
+
+// RingingOvershoot's blur_limit through randrange(lo, hi + 1, 2) (+1 when even, 2.x): odd sizes.
+TEST(ImportPython, RingingOvershootSizesAreTheOddOnesDrawn) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\nimport numpy as np\n"
+                         "tf = A.Compose([A.RingingOvershoot(blur_limit=(6, 14), cutoff=(0.5, 1.0), p=1),\n"
+                         "                A.RingingOvershoot(blur_limit=(5, 12)), A.RingingOvershoot()])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([
+    {"stage":"ringing_overshoot","kernel_size":[7,15],"cutoff":[0.5,1.0],"p":1.0},
+    {"stage":"ringing_overshoot","kernel_size":[5,11],"p":0.5},
+    {"stage":"ringing_overshoot","p":0.5}
+  ])")) << p.dump();
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),
