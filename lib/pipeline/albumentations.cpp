@@ -57,7 +57,6 @@ const std::vector<Missing>& not_available() {
       {"Superpixels", nullptr, "superpixel replacement"},
       {"TextImage", nullptr, "text rendered onto the image"},
       {"ToRGB", nullptr, "gray images made three-channel"},
-      {"XYMasking", "coarse_dropout", "full-width and full-height stripes"},
       {"FrequencyMasking", nullptr, "for spectrograms"},
       {"TimeMasking", nullptr, "for spectrograms"},
       {"TimeReverse", nullptr, "for spectrograms"},

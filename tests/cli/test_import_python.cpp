@@ -504,6 +504,19 @@ TEST(ImportPython, RingingOvershootSizesAreTheOddOnesDrawn) {
   ])")) << p.dump();
 }
 
+// XYMasking's numbers are ranges from 0 (Albumentations' to_tuple(n, 0)).
+TEST(ImportPython, XYMaskingNumbersAreRangesFromZero) {
+  testing::TempDir dir;
+  const fs::path file = dir / "train.py";
+  std::ofstream(file) << "import albumentations as A\n"
+                         "tf = A.Compose([A.XYMasking(num_masks_x=(1, 3), num_masks_y=2, mask_x_length=(10, 20),\n"
+                         "                            mask_y_length=8, fill=255, p=1)])\n";
+  const auto [p, err] = import_cli({"albumentations", file.string()});
+  EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"xy_masking","num_masks_x":[1,3],"num_masks_y":[0,2],
+    "mask_x_length":[10,20],"mask_y_length":[0,8],"fill":1.0,"p":1.0}])"))
+      << p.dump();
+}
+
 TEST(ImportPython, RefusalsNameFileLineAndColumn) {
   const std::string head = "import albumentations as A\nimport cv2\n";
   EXPECT_EQ(refusal("albumentations", head + "def size():\n    return 224\ntf = A.Compose([A.Resize(size(), 224)])\n"),
