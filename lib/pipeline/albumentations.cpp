@@ -56,7 +56,6 @@ const std::vector<Missing>& not_available() {
       {"RandomGravel", nullptr, "gravel particles"},
       {"Superpixels", nullptr, "superpixel replacement"},
       {"TextImage", nullptr, "text rendered onto the image"},
-      {"ToRGB", nullptr, "gray images made three-channel"},
       {"FrequencyMasking", nullptr, "for spectrograms"},
       {"TimeMasking", nullptr, "for spectrograms"},
       {"TimeReverse", nullptr, "for spectrograms"},

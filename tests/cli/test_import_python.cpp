@@ -510,10 +510,10 @@ TEST(ImportPython, XYMaskingNumbersAreRangesFromZero) {
   const fs::path file = dir / "train.py";
   std::ofstream(file) << "import albumentations as A\n"
                          "tf = A.Compose([A.XYMasking(num_masks_x=(1, 3), num_masks_y=2, mask_x_length=(10, 20),\n"
-                         "                            mask_y_length=8, fill=255, p=1)])\n";
+                         "                            mask_y_length=8, fill=255, p=1), A.ToRGB()])\n";
   const auto [p, err] = import_cli({"albumentations", file.string()});
   EXPECT_EQ(p["stages"], json::parse(R"([{"stage":"xy_masking","num_masks_x":[1,3],"num_masks_y":[0,2],
-    "mask_x_length":[10,20],"mask_y_length":[0,8],"fill":1.0,"p":1.0}])"))
+    "mask_x_length":[10,20],"mask_y_length":[0,8],"fill":1.0,"p":1.0},{"stage":"to_rgb"}])"))
       << p.dump();
 }
 
