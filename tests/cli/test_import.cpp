@@ -91,7 +91,7 @@ TEST(ImportAlbumentations, SegmentationRecipeInYaml) {
   EXPECT_EQ(s[4], json::parse(R"({"stage":"rotate","angle":[-30.0,30.0],"interpolation":"bilinear",
                                   "border":"constant","fill":0,"p":0.4})"));
   EXPECT_EQ(s[6]["stage"], "sequence");
-  EXPECT_EQ(s[6]["stages"][0], json::parse(R"({"stage":"gamma","gamma":[0.8,1.2]})"));
+  EXPECT_EQ(s[6]["stages"][0], json::parse(R"({"stage":"gamma","gamma":[0.8,1.2],"method":"albumentations"})"));
   EXPECT_EQ(p["labels"], json::parse(R"({"mask_fill":"ignore"})"));  // Rotate's mask_value 255
 }
 

@@ -61,5 +61,30 @@ TEST(Gamma, KnownValues) {
   EXPECT_EQ(run_cpu(R"({"stage": "gamma", "gamma": 1, "gain": 2})", ramp).row(0)[200], 255);
 }
 
+// Albumentations' RandomGamma table: NumPy's arange(0, 256 / 255, 1 / 255) holds i * (1 / 255), which
+// for 24 values lies just below i / 255, so even gamma 1 moves them down by one (33 -> 32, ...).
+TEST(Gamma, AlbumentationsTableTruncatesTheArangeValues) {
+  const Image ramp = ramp_u8();
+  const Image one = run_cpu(R"({"stage": "gamma", "gamma": 1, "method": "albumentations"})", ramp);
+  int moved = 0;
+  for (int v = 0; v < 256; ++v) {
+    const int want = static_cast<int>(v * (1.0 / 255) * 255);
+    ASSERT_EQ(one.row(0)[v], want) << v;
+    moved += want != v;
+  }
+  EXPECT_EQ(moved, 24);
+  EXPECT_EQ(one.row(0)[33], 32);
+  EXPECT_EQ(one.row(0)[255], 255);
+  for (double g : {0.8, 1.13, 1.2}) {
+    const auto b = testing::run_both(
+        testing::one_stage(R"({"stage": "gamma", "method": "albumentations", "gamma": )" + std::to_string(g) + "}"),
+        ramp);
+    ASSERT_EQ(testing::compare(b.cpu, b.emulated).count, 0u);
+    const double drawn = b.plan.record[0]["params"]["gamma"].get<double>();
+    for (int v = 0; v < 256; ++v)
+      ASSERT_EQ(b.cpu.row(0)[v], static_cast<int>(std::pow(v * (1.0 / 255), drawn) * 255)) << g << " " << v;
+  }
+}
+
 }  // namespace
 }  // namespace aug::test_gamma

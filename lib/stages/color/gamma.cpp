@@ -1,4 +1,5 @@
 // gamma: torchvision's adjust_gamma, out = gain * v^gamma on the [0, 1] scale, through tables.
+#include <algorithm>
 #include <cmath>
 
 #include "lib/stages/engines/pointwise.hpp"
@@ -22,6 +23,15 @@ const Param<NumberParam> kGain{{.name = "gain",
                                 .min = Bound{0},
                                 .max = Bound{10}}};
 
+enum class Method { Torchvision, Albumentations };
+const Words<Method> kMethods{{{Method::Torchvision, "torchvision"}, {Method::Albumentations, "albumentations"}}};
+const Choice<Method> kMethod{kMethods,
+                             {},
+                             Method::Torchvision,
+                             {.name = "method",
+                              .doc = "torchvision (adjust_gamma in binary32, 8-bit scaled by 255.999) or "
+                                     "albumentations (RandomGamma's double table, truncated)"}};
+
 const StageSpec& gamma_spec() {
   static const StageSpec spec{
       .name = "gamma",
@@ -37,12 +47,16 @@ const StageSpec& gamma_spec() {
                 "integer may differ by 1 from torch's.",
                 "8- and 16-bit images only: a float image would need a per-pixel power, which no kernel computes "
                 "(docs/stages/color.md). torchvision has no random gamma transform; Albumentations' RandomGamma "
-                "draws gamma per image like [lo, hi] here."},
-      .params = {kGamma, kGain},
+                "draws gamma per image like [lo, hi] here.",
+                "method albumentations is Albumentations' RandomGamma table: out = trunc(((v * (1.0 / max))^gamma) * "
+                "max) in double (NumPy's arange(0, 256 / 255, 1 / 255) ** gamma * 255, cast to uint8), times gain "
+                "before the truncation when gain is not 1."},
+      .params = {kGamma, kGain, kMethod},
       .dtypes = {DType::U8, DType::U16},
       .tolerance = {.reason = "a table built on the host, applied identically on every backend"},
       .example = {{"stage", "gamma"}, {"gamma", {0.8, 1.25}}},
-      .cases = {R"({"gamma": 0.5})", R"({"gamma": 2.2, "gain": 1.3})", R"({"gamma": [0.7, 1.5], "gain": [0.8, 1.2]})"},
+      .cases = {R"({"gamma": 0.5})", R"({"gamma": 2.2, "gain": 1.3})", R"({"gamma": [0.7, 1.5], "gain": [0.8, 1.2]})",
+                R"({"gamma": [0.8, 1.2], "method": "albumentations"})"},
       .identity = R"({"gamma": 1, "gain": 1})",
       .bench = {R"({"gamma": 0.8})"},
       .arithmetic = R"md(
@@ -57,15 +71,21 @@ then); 8-bit `out = (uint8)(y * 255.999f)`, truncated (torchvision's `to_dtype(s
 the top 127 values of gamma 1 up by one, so 16-bit images round to nearest instead. The host `powf` is glibc's; torch's vectorised CPU kernel uses SLEEF's
 `powf` (1 ulp), so an entry whose scaled value lies within about an ulp of an integer can differ by
 1 from torch's. Float images are not taken: no kernel computes a power per pixel.
+
+**method albumentations** is Albumentations' `gamma_transform` table (RandomGamma, 1.x and 2.x), in
+double: `x = v * (1.0 / max)` (NumPy's `arange(0, 256 / 255, 1 / 255)` holds `i * (1 / 255)`),
+`out = trunc(pow(x, gamma) * max)` (`astype(np.uint8)`), with `gain` multiplied in before the
+truncation and the result clamped to `[0, max]` when `gain` is not 1 (RandomGamma has no gain).
+16-bit images take the same formula with 65535.
 )md",
       .imports = {
           {.name = "RandomGamma",
-           .how = "gamma_limit (percent) is gamma / 100",
+           .how = "gamma_limit (percent) is gamma / 100; method albumentations (its double table, truncated)",
            .convert = [](const TransformReader& t) {
             const auto [lo, hi] = t.limit("gamma_limit", {80, 120}, false);
             ojson s{{"stage", "gamma"}};
             s["gamma"] = span(lo / 100.0, hi / 100.0);
-            t.note("RandomGamma: torchvision's rounding (255.999); Albumentations' table truncates at 255");
+            s["method"] = "albumentations";
             return s;
           },
            .python = {{"RandomGamma", "gamma_limit eps always_apply p", "gamma_limit p", 0.5}}}},
@@ -84,9 +104,18 @@ float torch_pow(float x, float gamma) {
 
 class GammaOp final : public Op {
  public:
-  GammaOp(const Shape& s, double gamma, double gain) : Op(s, s), gamma_(gamma), gain_(gain) {}
+  GammaOp(const Shape& s, double gamma, double gain, bool albumentations)
+      : Op(s, s), gamma_(gamma), gain_(gain), albumentations_(albumentations) {}
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
+    if (albumentations_) {
+      run_table(ctx, in, out, [&](std::int64_t v, std::int64_t max, int) {
+        double y = std::pow(static_cast<double>(v) * (1.0 / static_cast<double>(max)), gamma_) * static_cast<double>(max);
+        if (gain_ != 1.0) y = std::clamp(y * gain_, 0.0, static_cast<double>(max));
+        return static_cast<std::int64_t>(y);  // truncated, as astype(np.uint8)
+      });
+      return;
+    }
     const float g = static_cast<float>(gamma_), gain = static_cast<float>(gain_);
     const bool scaled = gain_ != 1.0;
     run_table(ctx, in, out, [&](std::int64_t v, std::int64_t max, int) {
@@ -100,22 +129,29 @@ class GammaOp final : public Op {
       return k::rne(static_cast<double>(y) * static_cast<double>(max));  // 16 bits: to nearest, see the notes
     });
   }
-  nlohmann::json params() const override { return {{kGamma.name, gamma_}, {kGain.name, gain_}}; }
+  nlohmann::json params() const override {
+    nlohmann::json j{{kGamma.name, gamma_}, {kGain.name, gain_}};
+    if (albumentations_) j[kMethod.name] = "albumentations";
+    return j;
+  }
 
  private:
   double gamma_, gain_;
+  bool albumentations_;
 };
 
 class Gamma final : public Stage {
  public:
-  explicit Gamma(const StageConfig& c) : gamma_(c.get(kGamma)), gain_(c.get(kGain)) {}
+  explicit Gamma(const StageConfig& c)
+      : gamma_(c.get(kGamma)), gain_(c.get(kGain)), albumentations_(c.get(kMethod).options[0] == Method::Albumentations) {}
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const double gamma = gamma_.sample(d), gain = gain_.sample(d);
-    return std::make_unique<GammaOp>(in, gamma, gain);
+    return std::make_unique<GammaOp>(in, gamma, gain, albumentations_);
   }
 
  private:
   NumberParam gamma_, gain_;
+  bool albumentations_;
 };
 
 }  // namespace
