@@ -59,9 +59,10 @@ TEST(ImportAlbumentations, ClassificationRecipe) {
   EXPECT_NEAR(s[4]["stages"][0]["sigma"][0].get<double>(), 0.8, 1e-12);
   EXPECT_NEAR(s[4]["stages"][0]["sigma"][1].get<double>(), 1.4, 1e-12);
   EXPECT_EQ(s[4]["stages"][1]["kernel_size"], json::parse("[3, 5]"));
-  // GaussNoise's variance in pixels squared: sigma sqrt(var) / 255.
-  EXPECT_NEAR(s[5]["sigma"][0].get<double>(), std::sqrt(10.0) / 255.0, 1e-15);
-  EXPECT_NEAR(s[5]["sigma"][1].get<double>(), std::sqrt(50.0) / 255.0, 1e-15);
+  // GaussNoise's variance in pixels squared, drawn as a variance: var / 255^2.
+  EXPECT_NEAR(s[5]["variance"][0].get<double>(), 10.0 / (255.0 * 255.0), 1e-18);
+  EXPECT_NEAR(s[5]["variance"][1].get<double>(), 50.0 / (255.0 * 255.0), 1e-18);
+  EXPECT_FALSE(s[5].contains("sigma"));
   EXPECT_EQ(s[6], json::parse(R"({"stage":"coarse_dropout","num_holes":[1,8],"hole_height":[8.0,16.0],
                                   "hole_width":[8.0,16.0],"fill":0.0,"p":0.3})"));
   EXPECT_FALSE(p.contains("labels"));

@@ -719,7 +719,7 @@ TEST(ImportPython, LeftOutParametersTakeTheDefaultsOfTheFilesRelease) {
   const fs::path plain = dir / "plain.py";
   std::ofstream(plain) << "import albumentations as A\ntf = A.Compose([A.HorizontalFlip(), A.GaussNoise(), A.Rotate()])\n";
   const auto [q1, e1] = import_cli({"albumentations", plain.string()});
-  EXPECT_EQ(q1["stages"][1]["sigma"][1], std::sqrt(50.0) / 255.0) << q1;
+  EXPECT_EQ(q1["stages"][1]["variance"][1], 50.0 / (255.0 * 255.0)) << q1;
   EXPECT_TRUE(has_line(e1, plain.string() + ":2:6: nothing in the script says whether it is written for Albumentations "
                                             "1.x or 2.x; the parameters it leaves out of GaussNoise, Rotate take 1.x's "
                                             "defaults, which 2.x changed (--release 2 reads them as 2.x's)"))

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/core/philox.hpp"
+#include "lib/core/error.hpp"
 #include "kernels/noise/normal.hpp"
 #include "lib/stages/noise/normal_table.hpp"
 #include "tests/stages/noise_support.hpp"
@@ -171,6 +172,26 @@ TEST(GaussianNoise, ZeroSigmaAndMeanIsTheIdentityAndClipClamps) {
 
 // imgaug's AdditiveGaussianNoise, as Albumentations 1.x wrapped it: sigma uniform in `scale`
 // (pixels), a noise value shared by the channels unless per_channel.
+// variance (Albumentations 1.x's var_limit): the variance is uniform, not sigma. Over var in
+// [a, b] uniform, E[sigma] = (2/3)(b^1.5 - a^1.5) / (b - a); sigma uniform over [sqrt a, sqrt b]
+// would give (sqrt a + sqrt b) / 2, which the test tells apart.
+TEST(GaussianNoise, VarianceIsDrawnUniformly) {
+  const Pipeline p = testing::one_stage(R"({"stage": "gaussian_noise", "variance": [0.0001, 0.01]})");
+  double sum = 0, below = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const Plan plan = p.plan(3, std::to_string(i), 0, {4, 4, 3, DType::U8});
+    const double sigma = plan.record[0]["params"]["sigma"].get<double>();
+    sum += sigma;
+    below += sigma * sigma < 0.00505;  // the variance's midpoint
+  }
+  const double a = 0.0001, b = 0.01;
+  EXPECT_NEAR(sum / n, 2.0 / 3 * (std::pow(b, 1.5) - std::pow(a, 1.5)) / (b - a), 0.0005);
+  EXPECT_GT(std::abs(sum / n - (std::sqrt(a) + std::sqrt(b)) / 2), 0.005);
+  EXPECT_NEAR(below / n, 0.5, 0.015);
+  EXPECT_THROW(testing::one_stage(R"({"stage": "gaussian_noise", "variance": 0.01, "sigma": 0.1})"), PipelineError);
+}
+
 TEST(GaussianNoise, ImportsImgaugsAdditiveGaussianNoise) {
   auto import_one = [](const std::string& transform) {
     const nlohmann::json saved = nlohmann::json::parse(

@@ -1,4 +1,7 @@
 // gaussian_noise: torchvision v2's GaussianNoise for every sample type (docs/stages/noise.md#gaussian_noise).
+#include <cmath>
+#include <optional>
+
 #include "kernels/noise/gaussian_noise.hpp"
 #include "lib/stages/engines/pointwise.hpp"
 #include "lib/stages/noise/normal_table.hpp"
@@ -21,6 +24,14 @@ const Param<NumberParam> kSigma{{.name = "sigma",
                                  .random = true,
                                  .min = Bound{0},
                                  .max = Bound{10}}};
+const Param<NumberParam> kVariance{{.name = "variance",
+                                    .doc = "instead of sigma: the variance, a squared fraction of the sample range, "
+                                           "drawn uniformly per image (sigma is its square root; Albumentations "
+                                           "1.x's var_limit / 255^2)",
+                                    .optional = true,
+                                    .random = true,
+                                    .min = Bound{0},
+                                    .max = Bound{100}}};
 const Param<bool> kPerChannel{{.name = "per_channel",
                                .doc = "independent noise in each colour channel (false: one value per pixel, the "
                                       "same in every colour channel)",
@@ -43,11 +54,12 @@ const StageSpec& gaussian_noise_spec() {
                 "so every backend draws the same noise (docs/stages/noise.md#gaussian_noise). per_channel false draws "
                 "one z per pixel for all colour channels. torchvision's default p is 1 (it is no random transform); "
                 "so is this stage's."},
-      .params = {kMean, kSigma, kPerChannel, kClip},
+      .params = {kMean, kSigma, kVariance, kPerChannel, kClip},
+      .at_most_one_of = {{"sigma", "variance"}},
       .tolerance = {.reason = "the same generator, table and binary32 operations in the same order on every backend"},
       .example = {{"stage", "gaussian_noise"}, {"sigma", 0.05}},
       .cases = {R"({})", R"({"sigma": [0.01, 0.2], "mean": 0.05})", R"({"sigma": 0.3, "per_channel": false})",
-                R"({"sigma": 0.5, "mean": -0.2, "clip": false})"},
+                R"({"sigma": 0.5, "mean": -0.2, "clip": false})", R"({"variance": [0.0002, 0.0008]})"},
       .identity = R"({"mean": 0, "sigma": 0})",
       .bench = {R"({})"},
       .arithmetic = R"md(
@@ -69,14 +81,17 @@ Draws `mean`, then `sigma` (each if a range).
   Accuracy against the exact quantile of `(m + 1/2) / 2^24`: below 6e-6 in `z` for `|z| < 2`, at most
   0.016 in the cells next to the tails (p near 1/4096); extremes +-5.42. Over all 2^24 words: mean
   -2e-7, variance 1.00007, fourth moment 3.0014. The noise is not torch's `randn`.
+- **variance** (Albumentations 1.x's `var_limit`, divided by 255²): the variance is drawn uniformly
+  (after `mean`) and `sigma = sqrt(variance)`, as 1.x draws `var` and takes `var ** 0.5`; drawing
+  sigma uniformly over the square roots would favour larger deviations less.
 - **Float**: `n = (float)mean + (float)sigma * z`; `out = v + n`, then `clamp01` when `clip`.
 - **Integer**: `out = sat_T(rne((float)v + n * (float)max))`, max 255 or 65535 (always saturated;
   `clip` only concerns float images). `mean = sigma = 0` is the identity. Alpha is copied.
 )md",
       .imports = {
           {.name = "GaussNoise",
-           .how = "var_limit (pixels^2) becomes sigma [sqrt(lo), sqrt(hi)] / 255, mean / 255; std_range and "
-                  "mean_range as is",
+           .how = "var_limit (pixels^2) becomes variance [lo, hi] / 255^2 (drawn as 1.x draws it), mean / 255; "
+                  "std_range and mean_range as is",
            .convert = [](const TransformReader& t) {
             ojson s{{"stage", "gaussian_noise"}};
             if (t.has("std_range") || (t.release_2() && !t.has("var_limit") && !t.has("mean"))) {
@@ -88,9 +103,8 @@ Draws `mean`, then `sigma` (each if a range).
               }
             } else {
               const auto [lo, hi] = t.limit("var_limit", {10, 50}, false);
-              s["sigma"] = span(std::sqrt(std::max(lo, 0.0)) / 255.0, std::sqrt(std::max(hi, 0.0)) / 255.0);
+              s["variance"] = span(std::max(lo, 0.0) / (255.0 * 255.0), std::max(hi, 0.0) / (255.0 * 255.0));
               s["mean"] = t.number("mean", 0) / 255.0;
-              t.note("GaussNoise draws the variance uniformly; gaussian_noise draws sigma uniformly in the same range");
             }
             if (t.has("per_channel")) s["per_channel"] = t.saved().at("per_channel");
             return s;
@@ -154,12 +168,13 @@ class NoiseOp final : public Op {
 class GaussianNoise final : public Stage {
  public:
   explicit GaussianNoise(const StageConfig& c)
-      : mean_(c.get(kMean)), sigma_(c.get(kSigma)), per_channel_(c.get(kPerChannel)), clip_(c.get(kClip)) {}
+      : mean_(c.get(kMean)), sigma_(c.get(kSigma)), per_channel_(c.get(kPerChannel)), clip_(c.get(kClip)),
+        variance_(c.has(kVariance) ? std::optional<NumberParam>(c.get(kVariance)) : std::nullopt) {}
 
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     k::NoiseArgs a;
     a.mean = static_cast<float>(mean_.sample(d));
-    a.sigma = static_cast<float>(sigma_.sample(d));
+    a.sigma = static_cast<float>(variance_ ? std::sqrt(variance_->sample(d)) : sigma_.sample(d));
     a.per_channel = per_channel_;
     a.clip = clip_;
     a.color_channels = color_channels(in);
@@ -170,6 +185,7 @@ class GaussianNoise final : public Stage {
  private:
   NumberParam mean_, sigma_;
   bool per_channel_, clip_;
+  std::optional<NumberParam> variance_;  // Albumentations 1.x: the variance drawn, not sigma
 };
 
 }  // namespace
