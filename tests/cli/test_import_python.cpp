@@ -129,7 +129,7 @@ TEST(ImportPython, AlbumentationsDetectionScript) {
       {"stage":"hue_saturation_value","hue_shift":[-8.0,8.0],"sat_shift":[-40.0,40.0],"val_shift":[-30.0,30.0],"p":1},
       {"stage":"brightness_contrast","brightness":[-0.2,0.2],"contrast":[-0.2,0.2],"brightness_by_max":true,
        "ensure_safe_range":false,"p":1}]},
-    {"stage":"grayscale","p":0.01},
+    {"stage":"grayscale","method":"opencv","p":0.01},
     {"stage":"jpeg","quality":[75,100],"p":0.3}
   ])")) << p.dump();
   EXPECT_EQ(p["labels"], json::parse(R"({"min_area":16.0,"min_visibility":0.3,"min_size":[2.0,2.0]})"));

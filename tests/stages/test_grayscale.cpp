@@ -8,6 +8,9 @@
 #include <string>
 #include <type_traits>
 
+#include <opencv2/imgproc.hpp>
+#include <vector>
+
 #include "tests/stages/color_support.hpp"
 #include "tests/stages/stage_runner.hpp"
 
@@ -69,6 +72,38 @@ TEST(Grayscale, PrimariesAndGrayImages) {
 
 TEST(Grayscale, CpuDriverEqualsTheKernels) {
   expect_parity(R"({"stage": "grayscale"})", {DType::U8, DType::U16, DType::F32}, {3, 4});
+}
+
+// method opencv: cv::cvtColor(RGB2GRAY)'s values (Albumentations' ToGray), to the bit for 8 and
+// 16 bits, within a binary32 rounding for float.
+TEST(Grayscale, OpencvMethodEqualsCvtColor) {
+  for (DType t : {DType::U8, DType::U16, DType::F32})
+    for (int c : {3, 4}) {
+      const Image in = testing::random_image({67, 29, c, t}, 4 + c);
+      const auto b = testing::run_both(testing::one_stage(R"({"stage": "grayscale", "method": "opencv"})"), in);
+      cv::Mat gray, want;
+      cv::cvtColor(testing::mat(in), gray, c == 4 ? cv::COLOR_RGBA2GRAY : cv::COLOR_RGB2GRAY);
+      std::vector<cv::Mat> planes(static_cast<std::size_t>(c), gray);
+      if (c == 4) {
+        std::vector<cv::Mat> src;
+        cv::split(testing::mat(in), src);
+        planes[3] = src[3];
+      }
+      cv::merge(planes, want);
+      const double tol = t == DType::F32 ? 1e-6 : 0;
+      EXPECT_EQ(testing::compare(b.cpu, testing::from_mat(want), tol).count, 0u) << to_string(in.shape());
+      EXPECT_EQ(testing::compare(b.emulated, testing::from_mat(want), tol).count, 0u) << to_string(in.shape());
+      EXPECT_EQ(testing::compare(b.cpu, b.emulated).count, 0u);
+    }
+  for (const char* name : {"astronaut.jpg", "coffee_rgba.png"}) {
+    const Image in = testing::sample(name);
+    const auto b = testing::run_both(testing::one_stage(R"({"stage": "grayscale", "method": "opencv"})"), in);
+    cv::Mat gray;
+    cv::cvtColor(testing::mat(in), gray, in.shape().channels == 4 ? cv::COLOR_RGBA2GRAY : cv::COLOR_RGB2GRAY);
+    for (int y = 0; y < in.shape().height; ++y)
+      for (int x = 0; x < in.shape().width; ++x)
+        ASSERT_EQ(b.emulated.row(y)[x * in.shape().channels], gray.at<std::uint8_t>(y, x)) << name;
+  }
 }
 
 }  // namespace

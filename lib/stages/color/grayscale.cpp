@@ -4,12 +4,22 @@
 #include <opencv2/imgproc.hpp>
 
 #include "kernels/color/grayscale.hpp"
+#include "lib/io/cv_bridge.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
 
 namespace grayscale_impl {
 namespace {
+
+enum class Weights { Torchvision, Opencv };
+const Words<Weights> kWeightWords{{{Weights::Torchvision, "torchvision"}, {Weights::Opencv, "opencv"}}};
+const Choice<Weights> kMethod{kWeightWords,
+                              {},
+                              Weights::Torchvision,
+                              {.name = "method",
+                               .doc = "torchvision (rgb_to_grayscale's binary32 luma, truncated) or opencv "
+                                      "(cv::cvtColor RGB2GRAY, Albumentations' ToGray)"}};
 
 const StageSpec& grayscale_spec() {
   static const StageSpec spec{
@@ -25,12 +35,17 @@ const StageSpec& grayscale_spec() {
                 "fuses, so a value whose luma lies within one binary32 rounding of an integer can differ by 1 "
                 "from such a torch build.",
                 "torchvision's RandomGrayscale defaults to p = 0.1 and Grayscale always applies; here p defaults "
-                "to 1."},
+                "to 1.",
+                "method opencv gives cv::cvtColor(RGB2GRAY)'s values, as Albumentations' ToGray (its default "
+                "weighted_average method, and 1.x's only one): 8- and 16-bit images OpenCV's fixed point (R 9798, "
+                "G 19235, B 3735, rounded, shifted by 15), equal to cv::cvtColor to the bit; float images B 0.114 + "
+                "G 0.587 + R 0.299 in binary32."},
+      .params = {kMethod},
       .tolerance = {.reason = "the same binary32 operations in the same order, without FMA, on every backend"},
       .example = {{"stage", "grayscale"}},
-      .cases = {R"({})"},
+      .cases = {R"({})", R"({"method": "opencv"})"},
       .no_identity = "every colour image with two different channel values changes",
-      .bench = {R"({})"},
+      .bench = {R"({})", R"({"method": "opencv"})"},
       .arithmetic = R"md(
 torchvision v2's colour functionals (`torchvision.transforms.v2.functional`), with torch's float32
 arithmetic written out as individually rounded binary32 operations (no FMA). Alpha is copied; the colour channels are channels 0-2 (RGB order) or channel 0 of a gray image.
@@ -43,15 +58,23 @@ copied. The CPU backend runs the same operations in `grayscale_cpu.cpp` (8-bit R
 at a time, bytes split by shuffles, eight binary32 lanes, truncating conversion). torch's CPU `add_(.., alpha=)` may fuse `l + alpha * g` into an FMA on AVX2 builds; where an
 exact luma lies within one binary32 rounding of an integer such a build can truncate 1 lower or
 higher than here. Otherwise equal to torchvision for uint8.
+
+**method opencv** (Albumentations' ToGray, weighted_average): `cv::cvtColor(RGB2GRAY)`'s values,
+8- and 16-bit `l = (R 9798 + G 19235 + B 3735 + 16384) >> 15` (OpenCV's 15-bit fixed point; the CPU
+backend calls `cv::cvtColor` for them), float `l = (B 0.114f + G 0.587f) + R 0.299f` in binary32.
+Every colour channel gets `l`, alpha is copied.
 )md",
       .imports = {
           {.name = "ToGray",
-           .how = "torchvision's luma weights (OpenCV's differ by at most 1)",
+           .how = "method opencv (cv::cvtColor's weights, the default weighted_average method); other methods "
+                  "are refused",
            .convert = [](const TransformReader& t) {
             if (t.has("num_output_channels") && t.saved().at("num_output_channels") != 3)
               t.fail("num_output_channels other than 3 has no stage equivalent (grayscale keeps the channel count)");
-            t.note("ToGray: torchvision's luma weights; OpenCV's give values at most 1 apart");
-            return ojson{{"stage", "grayscale"}};
+            if (t.has("method") && t.saved().at("method") != "weighted_average")
+              t.fail("method " + t.saved().at("method").dump() +
+                     " has no stage equivalent (grayscale reproduces weighted_average, cv::cvtColor's weights)");
+            return ojson{{"stage", "grayscale"}, {"method", "opencv"}};
           },
            .python = {{"ToGray", "always_apply p", "num_output_channels method p", 0.5}}}},
       .counterpart = {.call = "cv::cvtColor RGB2GRAY, then GRAY2RGB",
@@ -71,19 +94,44 @@ higher than here. Otherwise equal to torchvision for uint8.
 
 class GrayscaleOp final : public Op {
  public:
-  explicit GrayscaleOp(const Shape& s) : Op(s, s) {}
+  GrayscaleOp(const Shape& s, bool opencv) : Op(s, s), opencv_(opencv) {}
 
   void run(KernelContext& ctx, const ImageRef& in, const ImageRef& out) const override {
     if (in.shape.channels == 1) return copy_image(ctx, in, out);
-    with_views(in, out, [&](auto src, auto dst) { k::grayscale(src, dst, ctx.exec()); });
+    if (opencv_ && ctx.cpu() && in.shape.dtype != DType::F32) {
+      // cv::cvtColor computes the same fixed point (the catalog's parity tests hold the two equal).
+      const cv::Mat src = as_mat(in);
+      cv::Mat gray;
+      cv::cvtColor(src, gray, in.shape.channels == 4 ? cv::COLOR_RGBA2GRAY : cv::COLOR_RGB2GRAY);
+      cv::Mat dst = as_mat(out);
+      if (in.shape.channels == 3) {
+        cv::cvtColor(gray, dst, cv::COLOR_GRAY2RGB);
+      } else {
+        const cv::Mat from[] = {gray, src};
+        const int pairs[] = {0, 0, 0, 1, 0, 2, 4, 3};  // gray into R, G, B; the source's alpha (its channel 3)
+        cv::mixChannels(from, 2, &dst, 1, pairs, 4);
+      }
+      return;
+    }
+    with_views(in, out, [&](auto src, auto dst) { k::grayscale(src, dst, ctx.exec(), opencv_); });
   }
-  nlohmann::json params() const override { return nlohmann::json::object(); }
+  nlohmann::json params() const override {
+    return opencv_ ? nlohmann::json{{kMethod.name, "opencv"}} : nlohmann::json::object();
+  }
+
+ private:
+  bool opencv_;
 };
 
 class Grayscale final : public Stage {
  public:
-  explicit Grayscale(const StageConfig&) {}
-  std::unique_ptr<Op> resolve(Draws&, const Shape& in) const override { return std::make_unique<GrayscaleOp>(in); }
+  explicit Grayscale(const StageConfig& c) : opencv_(c.get(kMethod).options[0] == Weights::Opencv) {}
+  std::unique_ptr<Op> resolve(Draws&, const Shape& in) const override {
+    return std::make_unique<GrayscaleOp>(in, opencv_);
+  }
+
+ private:
+  bool opencv_;
 };
 
 }  // namespace
