@@ -46,7 +46,7 @@ TEST(ImportPython, AlbumentationsClassificationScript) {
     {"stage":"random_resized_crop","size":[224,224],"scale":[0.08,1.0],"ratio":[0.75,1.3333333333333333],
      "interpolation":"bilinear"},
     {"stage":"flip","direction":"horizontal","p":0.5},
-    {"stage":"affine","angle":[-15.0,15.0],"translate":[0.0625,0.0625],"scale":[0.9,1.1],"interpolation":"bilinear",
+    {"stage":"affine","angle":[-15.0,15.0],"translate":[0.0625,0.0625],"round_translate":false,"scale":[0.9,1.1],"interpolation":"bilinear",
      "border":"reflect101","p":0.5},
     {"stage":"one_of","p":0.2,"stages":[
       {"stage":"motion_blur","kernel_size":[3,5],"p":1},
@@ -122,7 +122,7 @@ TEST(ImportPython, AlbumentationsDetectionScript) {
   EXPECT_EQ(p["stages"], json::parse(R"([
     {"stage":"resize","long_side":640,"interpolation":"bilinear"},
     {"stage":"pad","min_size":[640,640],"position":"center","border":"constant","fill":[114,114,114]},
-    {"stage":"affine","scale":[0.75,1.25,0.75,1.25],"translate":[0.1,0.1],"angle":[-10.0,10.0],"shear":[-5.0,5.0,0.0,0.0],
+    {"stage":"affine","scale":[0.75,1.25,0.75,1.25],"translate":[0.1,0.1],"round_translate":false,"angle":[-10.0,10.0],"shear":[-5.0,5.0,0.0,0.0],
      "interpolation":"bilinear","border":"constant","fill":114,"p":0.5},
     {"stage":"flip","direction":"horizontal","p":0.5},
     {"stage":"one_of","p":0.8,"stages":[

@@ -116,6 +116,29 @@ TEST(Affine, OneShearNumberIsSymmetricXOnlyAndTranslationRoundsHalfToEven) {
   EXPECT_EQ(txs, std::set<long long>{0});
 }
 
+// round_translate false (Albumentations' ShiftScaleRotate, translate_percent): the shift keeps its
+// fraction, uniform over the range, and the matrix moves by it.
+TEST(Affine, UnroundedTranslationKeepsTheFraction) {
+  const Shape shape{40, 30, 1, DType::U8};
+  const Pipeline p = testing::one_stage(R"({"stage": "affine", "translate": [0.1, 0.05], "round_translate": false})");
+  double sum_abs = 0;
+  int fractional = 0;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    const json m = plan_params(p, shape, "f" + std::to_string(i));
+    const double tx = m.at("translate")[0].get<double>(), ty = m.at("translate")[1].get<double>();
+    ASSERT_LE(std::abs(tx), 4.0);
+    ASSERT_LE(std::abs(ty), 1.5);
+    fractional += tx != std::nearbyint(tx);
+    sum_abs += std::abs(tx);
+    const auto mat = m.at("matrix").get<std::vector<double>>();
+    EXPECT_NEAR(mat[2], tx, 1e-9);  // no rotation, scale or shear: the shift itself
+    EXPECT_NEAR(mat[5], ty, 1e-9);
+  }
+  EXPECT_GT(fractional, n - 5);
+  EXPECT_NEAR(sum_abs / n, 2.0, 0.1);  // |U(-4, 4)| has mean 2
+}
+
 // Albumentations' forms: an asymmetric translate range, a shift in pixels, a scale per axis (diag(sx, sy)
 // applied first, before the shears).
 TEST(Affine, AsymmetricTranslationPixelShiftsAndScalePerAxis) {

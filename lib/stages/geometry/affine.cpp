@@ -62,6 +62,11 @@ const Param<bool> kFitOutput{{.name = "fit_output",
                               .doc = "grow and move the output so that the whole warped image fits (Albumentations' "
                                      "Affine fit_output); default false: the output keeps the input's size",
                               .default_value = false}};
+const Param<bool> kRoundTranslate{{.name = "round_translate",
+                                   .doc = "translate's shift rounded to whole pixels (torchvision's draw, the "
+                                          "default); false keeps the fraction (Albumentations' ShiftScaleRotate and "
+                                          "Affine translate_percent)",
+                                   .default_value = true}};
 const Choice<Interp> kInterpolation = warp_interpolation_param();
 const Choice<Border> kBorder = warp_border_param();
 const Param<std::vector<double>> kFill = fill_param();
@@ -86,7 +91,8 @@ const StageSpec& affine_spec() {
                 "WARP_INVERSE_MAP), `width`, `height`, `interpolation`, `border` and `fill`; 8-bit images equal "
                 "cv::warpAffine with them to the bit.",
                 "torchvision's default interpolation is nearest; here bilinear."},
-      .params = {kAngle, kTranslate, kTranslatePx, kScale, kShear, kCenter, kFitOutput, kInterpolation, kBorder, kFill},
+      .params = {kAngle, kTranslate, kTranslatePx, kScale, kShear, kCenter, kFitOutput, kRoundTranslate, kInterpolation,
+                 kBorder, kFill},
       .at_most_one_of = {{"translate", "translate_px"}},
       .tolerance = {.reason = "integer images: integer arithmetic on coordinate and weight tables computed once on "
                               "the host; float images: the same binary32 operations in the same order without FMA "
@@ -106,7 +112,8 @@ const StageSpec& affine_spec() {
                 R"({"translate": [-0.2, 0.1, 0, 0.3], "scale": [0.8, 1.0, 1.1, 1.3], "shear": [-4, 4, 0, 6]})",
                 R"({"angle": [-5, 5], "translate_px": [-5, 9, 2, 4], "border": "reflect"})",
                 R"({"angle": [-40, 40], "scale": [0.7, 1.3], "shear": 8, "fit_output": true, "fill": [9, 80, 200]})",
-                R"({"angle": 90, "translate": [0.1, 0.1], "fit_output": true, "interpolation": "nearest"})"},
+                R"({"angle": 90, "translate": [0.1, 0.1], "fit_output": true, "interpolation": "nearest"})",
+                R"({"angle": [-15, 15], "translate": [0.07, 0.05], "scale": [0.9, 1.1], "round_translate": false})"},
       .identity = R"({"angle": 0, "translate": [0, 0], "scale": [1, 1], "shear": 0, "interpolation": "bicubic"})",
       .bench = {R"({"angle": 10, "translate": [0.1, 0.1], "scale": [1.1, 1.1], "shear": 5})",
                 R"({"angle": -10, "shear": [-5, 5, -5, 5], "interpolation": "nearest"})",
@@ -139,7 +146,8 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
       .imports = {
           {.name = "ShiftScaleRotate",
            .how = "rotate_limit r is angle [-r, r]; scale_limit l is scale [1 - l, 1 + l]; shift_limit f is "
-                  "translate f (the shift rounded to whole pixels); border_mode (default reflect101), value",
+                  "translate f with round_translate false (fractions of a pixel kept); border_mode (default "
+                  "reflect101), value",
            .convert = [](const TransformReader& t) {
             // Albumentations' later 2.x releases name the limits *_range.
             const auto [rlo, rhi] = t.limit(t.first_of({"rotate_limit", "rotate_range"}), {-45, 45}, true);
@@ -154,6 +162,7 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             ojson s{{"stage", "affine"}};
             s["angle"] = span(-rhi, -rlo);  // counter-clockwise there, clockwise here
             s["translate"] = ojson::array({fx, fy});
+            s["round_translate"] = false;
             // From 1.4 ShiftScaleRotate is Affine with keep_ratio false: x and y scales drawn apart.
             const auto [major, minor] = t.release();
             if (major >= 2 || (major == 1 && minor >= 4)) s["scale"] = ojson::array({1 + slo, 1 + shi, 1 + slo, 1 + shi});
@@ -162,7 +171,6 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             s["border"] = t.border(t.release_2() ? 0 : 4);  // 2.x's default is constant, 1.x's reflect101
             t.fill(s);
             t.mask_fill();
-            t.note("ShiftScaleRotate shifts by fractions of a pixel; affine rounds the shift to whole pixels");
             return s;
           },
            .python = {
@@ -204,6 +212,7 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
             if (none_given && !t.release_2()) {
               s["scale"] = ojson::array({0.9, 1.1, 0.9, 1.1});
               s["translate"] = ojson::array({0.1, 0.1});
+              s["round_translate"] = false;
               s["angle"] = ojson::array({-15.0, 15.0});
               s["shear"] = ojson::array({-10.0, 10.0, -10.0, 10.0});
               t.note("Affine with none of scale, translate, rotate and shear: 1.x's defaults (scale 0.9-1.1 per axis, "
@@ -229,7 +238,7 @@ The matrix is resolved on the host; the pixels are the [warp engine](../arithmet
                 else
                   s["translate"] = ojson::array({tx.first, tx.second, ty.first, ty.second});
                 if (tx != std::pair{0.0, 0.0} || ty != std::pair{0.0, 0.0})
-                  t.note("translate_percent: affine rounds the shift to whole pixels");
+                  s["round_translate"] = false;
               }
               const auto [rlo, rhi] = axis_pair("rotate", {0, 0}, 0).first;
               s["angle"] = span(rlo, rhi);
@@ -289,7 +298,7 @@ class Affine final : public Stage {
         interp_(c.get(kInterpolation)),
         border_(c.get(kBorder)),
         fill_(warp_fill(c.get(kFill))),
-        fit_output_(c.get(kFitOutput)) {
+        fit_output_(c.get(kFitOutput)), round_translate_(c.get(kRoundTranslate)) {
     if (c.has(kCenter)) center_ = c.get(kCenter);
     const std::vector<double>& s = c.get(kShear);
     if (s.size() == 1) {
@@ -346,8 +355,9 @@ class Affine final : public Stage {
       tx = static_cast<double>(d.integer(px_x_[0], px_x_[1]));
       ty = static_cast<double>(d.integer(px_y_[0], px_y_[1]));
     } else {
-      tx = std::nearbyint(d.uniform(translate_x_[0] * in.width, translate_x_[1] * in.width));
-      ty = std::nearbyint(d.uniform(translate_y_[0] * in.height, translate_y_[1] * in.height));
+      tx = d.uniform(translate_x_[0] * in.width, translate_x_[1] * in.width);
+      ty = d.uniform(translate_y_[0] * in.height, translate_y_[1] * in.height);
+      if (round_translate_) tx = std::nearbyint(tx), ty = std::nearbyint(ty);
     }
     const double scale_x = d.uniform(scale_x_[0], scale_x_[1]);
     const double scale_y = per_axis_scale_ ? d.uniform(scale_y_[0], scale_y_[1]) : scale_x;
@@ -367,9 +377,11 @@ class Affine final : public Stage {
     if (fit_output_) fit_affine_output(w, in.width, in.height);
     nlohmann::json drawn{{"angle", angle},
                          {"translate", {static_cast<long long>(tx), static_cast<long long>(ty)}},
+
                          {"scale", scale_x},
                          {"shear", {shear_x, shear_y}}};
     if (per_axis_scale_) drawn["scale"] = {scale_x, scale_y};
+    if (!round_translate_ && !pixels_) drawn["translate"] = {tx, ty};
     return std::make_unique<WarpOp>(in, w, drawn);
   }
 
@@ -386,6 +398,7 @@ class Affine final : public Stage {
   std::array<double, 4> fill_;
   std::optional<NumberPair> center_;
   bool fit_output_;
+  bool round_translate_;
 };
 
 }  // namespace
