@@ -156,16 +156,12 @@ Point map_centre(const Motion& m, Point p, const FieldInverse* inverse = nullptr
   return q;
 }
 
-// The tile of a tile motion that holds p (the last one whose closed rectangle does, so that a point
-// on the image's right or bottom edge has one too); null when none does.
+// The tile of a tile motion that holds p (half-open, so a point on the image's right or bottom
+// edge, which lies outside the image, has none); null when none does.
 const Motion::Tile* tile_of(const Motion& m, Point p) {
-  const Motion::Tile* found = nullptr;
   for (const Motion::Tile& t : m.tiles)
-    if (p.x >= t.x0 && p.x <= t.x1 && p.y >= t.y0 && p.y <= t.y1 && t.x1 > t.x0 && t.y1 > t.y0) {
-      if (p.x < t.x1 && p.y < t.y1) return &t;
-      found = &t;
-    }
-  return found;
+    if (p.x >= t.x0 && p.x < t.x1 && p.y >= t.y0 && p.y < t.y1) return &t;
+  return nullptr;
 }
 
 Point move_point_with(const Motion& m, Point p, const FieldInverse* inverse) {

@@ -152,9 +152,12 @@ TEST(GridShuffleLabels, KeypointsMoveWithTheirCellAndPiecesBelowMinVisibilityGo)
   o.box = labels::Box{1, 1, 39, 29};
   for (double x : {2.5, 25.0})
     for (double y : {3.5, 20.0}) o.keypoints.push_back({x, y, 2});
+  o.keypoints.push_back({40.0, 5.0, 2});
   l.objects.push_back(o);
   labels::move_labels(l, plan.steps[0].op->motions(), labels::LabelRules{});
   ASSERT_EQ(l.objects.size(), 1u);  // with keypoints: one object around its pieces
+  ASSERT_EQ(l.objects[0].keypoints.size(), 5u);
+  EXPECT_EQ(l.objects[0].keypoints[4].v, 0);  // (40, 5) lies on the right edge, outside the image
   for (std::size_t i = 0; i < 4; ++i) {
     const labels::Keypoint& k = l.objects[0].keypoints[i];
     const double x = i < 2 ? 2.5 : 25.0, y = i % 2 == 0 ? 3.5 : 20.0;
