@@ -480,6 +480,17 @@ class TvArgs {
 
 ojson with_stage(const char* name) { return ojson{{"stage", name}}; }
 
+// A batch transform (MixUp, CutMix) as the partner stage `stage` with its alpha: the partner comes
+// from the run's inputs, and there is no class target to mix; the manifest records `recorded`.
+ojson batch_partner(const TvArgs& a, const char* stage, const char* recorded) {
+  ojson s = with_stage(stage);
+  s["alpha"] = a.number("alpha", 1.0);
+  a.note(std::string("the partner is drawn from the run's inputs instead of the batch, and the class targets are "
+                     "not mixed (a file has none); the manifest records each image's partner and ") +
+         recorded);
+  return s;
+}
+
 const char* kAntialias =
     "resize samples without low-pass filtering when shrinking (OpenCV's INTER_LINEAR), where torchvision antialiases "
     "(antialias=True, and always for PIL images); interpolation area is the closest for large reductions";
@@ -821,23 +832,11 @@ const std::vector<TvRule>& tv_rules() {
       {"MixUp", "alpha num_classes labels_getter", 1, "mixup",
        "alpha; the partner is drawn from the run's inputs, not the batch; class targets are not mixed (the manifest "
        "records the partner and ratio)",
-       [](const TvArgs& a) {
-         ojson s = with_stage("mixup");
-         s["alpha"] = a.number("alpha", 1.0);
-         a.note("the partner is drawn from the run's inputs instead of the batch, and the class targets are "
-                "not mixed (a file has none); the manifest records each image's partner and ratio");
-         return s;
-       }},
+       [](const TvArgs& a) { return batch_partner(a, "mixup", "ratio"); }},
       {"CutMix", "alpha num_classes labels_getter", 1, "cutmix",
        "alpha; the partner is drawn from the run's inputs, not the batch; class targets are not mixed (the manifest "
        "records the partner and the share kept)",
-       [](const TvArgs& a) {
-         ojson s = with_stage("cutmix");
-         s["alpha"] = a.number("alpha", 1.0);
-         a.note("the partner is drawn from the run's inputs instead of the batch, and the class targets are "
-                "not mixed (a file has none); the manifest records each image's partner and the share it keeps");
-         return s;
-       }},
+       [](const TvArgs& a) { return batch_partner(a, "cutmix", "the share it keeps"); }},
       {"JPEG", "quality", 1, "jpeg", "quality (an int or (lo, hi))",
        [](const TvArgs& a) {
          ojson s = with_stage("jpeg");

@@ -32,6 +32,14 @@ using testing::noise::max_of;
 using testing::noise::recorded_rects;
 using testing::noise::stream_of;
 
+// Python's round: half to even.
+double py_round(double v) {
+  const double f = std::floor(v), diff = v - f;
+  if (diff > 0.5) return f + 1;
+  if (diff < 0.5) return f;
+  return std::fmod(f, 2.0) == 0 ? f : f + 1;
+}
+
 // torchvision's RandomErasing.get_params written out with the stage's draws; nothing when all ten
 // tries fail.
 std::optional<Box> erasing_reference(Draws& d, int H, int W, double s0, double s1, double r0, double r1) {
@@ -39,13 +47,6 @@ std::optional<Box> erasing_reference(Draws& d, int H, int W, double s0, double s
   for (int attempt = 0; attempt < 10; ++attempt) {
     const double erase_area = area * d.uniform(s0, s1);
     const double aspect = std::exp(d.uniform(std::log(r0), std::log(r1)));
-    // Python's round: half to even.
-    auto py_round = [](double v) {
-      const double f = std::floor(v), diff = v - f;
-      if (diff > 0.5) return f + 1;
-      if (diff < 0.5) return f;
-      return std::fmod(f, 2.0) == 0 ? f : f + 1;
-    };
     const int h = static_cast<int>(py_round(std::sqrt(erase_area * aspect)));
     const int w = static_cast<int>(py_round(std::sqrt(erase_area / aspect)));
     if (!(h < H && w < W)) continue;
@@ -171,10 +172,6 @@ std::optional<Box> albumentations_reference(Draws& d, int H, int W, double s0, d
   const double max_r = std::min(r1, ww / area), min_r = std::max(r0, area / hh);
   if (min_r > max_r) return std::nullopt;
   const double r = d.uniform(min_r, max_r);
-  const auto py_round = [](double v) {  // half to even
-    const double f = std::floor(v);
-    return v - f != 0.5 ? std::floor(v + 0.5) : (std::fmod(f, 2.0) == 0 ? f : f + 1);
-  };
   const int h = static_cast<int>(py_round(std::sqrt(area / r))), w = static_cast<int>(py_round(std::sqrt(area * r)));
   const int top = static_cast<int>(d.integer(0, H - h)), left = static_cast<int>(d.integer(0, W - w));
   return Box{left, top, w, h};

@@ -6,6 +6,7 @@
 
 #include "lib/stages/engines/filter2d.hpp"
 #include "lib/stages/engines/vocabulary.hpp"
+#include "lib/stages/engines/numpy_like.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -28,29 +29,6 @@ const Param<NumberParam> kCutoff{{.name = "cutoff",
                                   .random = true,
                                   .min = Bound{0, true},
                                   .max = Bound{std::numbers::pi}}};
-
-// NumPy's sum of a contiguous float64 array (its pairwise summation: runs of eight partial sums up
-// to 128 values, halves above), so that the normalisation divides by the same number.
-double numpy_sum(const double* a, std::size_t n) {
-  if (n < 8) {
-    double s = 0.;
-    for (std::size_t i = 0; i < n; ++i) s += a[i];
-    return s;
-  }
-  if (n <= 128) {
-    double r[8];
-    for (int j = 0; j < 8; ++j) r[j] = a[j];
-    std::size_t i = 8;
-    for (; i < n - n % 8; i += 8)
-      for (int j = 0; j < 8; ++j) r[j] += a[i + j];
-    double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) s += a[i];
-    return s;
-  }
-  std::size_t half = n / 2;
-  half -= half % 8;
-  return numpy_sum(a, half) + numpy_sum(a + half, n - half);
-}
 
 // Albumentations' kernel: K = cutoff J1(cutoff r) / (2 pi r) at distance r from the centre (in
 // double), cutoff^2 / (4 pi) at the centre; then float32(K) / sum(K), rounded to binary32 (OpenCV

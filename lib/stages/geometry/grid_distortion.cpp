@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/core/error.hpp"
+#include "lib/stages/engines/numpy_like.hpp"
 #include "lib/stages/geometry/remap_op.hpp"
 #include "lib/stages/geometry/warp_op.hpp"
 
@@ -39,32 +40,13 @@ const Choice<Interp> kInterpolation = warp_interpolation_param();
 const Choice<Border> kBorder = warp_border_param();
 const Param<std::vector<double>> kFill = fill_param();
 
-// numpy's pairwise sum of a float64 array of up to 128 values (np.sum): sequential below 8 values,
-// else eight running sums combined as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the rest.
-double numpy_sum(const std::vector<double>& a) {
-  const std::size_t n = a.size();
-  if (n < 8) {
-    double s = 0.;
-    for (double v : a) s += v;
-    return s;
-  }
-  double r[8];
-  for (int j = 0; j < 8; ++j) r[j] = a[static_cast<std::size_t>(j)];
-  std::size_t i = 8;
-  for (; i < n - (n % 8); i += 8)
-    for (std::size_t j = 0; j < 8; ++j) r[j] += a[i + j];
-  double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-  for (; i < n; ++i) s += a[i];
-  return s;
-}
-
 // normalize_grid_distortion_steps for one axis of `size` pixels.
 void normalize_steps(std::vector<double>& steps, int size, int num_steps) {
   const int step = size / num_steps;
   const int last = std::min(size, (num_steps + 1) * step) - num_steps * step;
   steps.back() *= static_cast<double>(last) / static_cast<double>(step);
   const double target = static_cast<double>(size) / static_cast<double>(step);
-  const double k = target / numpy_sum(steps);
+  const double k = target / numpy_sum(steps.data(), steps.size());
   for (double& s : steps) s *= k;
 }
 

@@ -9,6 +9,7 @@
 #include <opencv2/core.hpp>
 
 #include "kernels/geometry/tile_shuffle.hpp"
+#include "lib/stages/engines/numpy_like.hpp"
 #include "lib/stages/stage.hpp"
 
 namespace aug {
@@ -150,18 +151,6 @@ class GridShuffleOp final : public Op {
   std::vector<int> row_start_, col_start_, row_tile_, col_tile_, off_x_, off_y_;
 };
 
-// Fisher-Yates from the last element, as NumPy's shuffle: j = integer(0, i).
-template <class V>
-void shuffle(V& v, Draws& d) {
-  for (std::size_t i = v.size(); i-- > 1;) std::swap(v[i], v[static_cast<std::size_t>(d.integer(0, static_cast<std::int64_t>(i)))]);
-}
-
-std::vector<int> almost_equal(int size, int parts) {
-  std::vector<int> v(static_cast<std::size_t>(parts), size / parts);
-  for (int i = 0; i < size % parts; ++i) ++v[static_cast<std::size_t>(i)];
-  return v;
-}
-
 class GridShuffle final : public Stage {
  public:
   explicit GridShuffle(const StageConfig& c) : grid_(c.get(kGrid)) {}
@@ -169,10 +158,9 @@ class GridShuffle final : public Stage {
   std::unique_ptr<Op> resolve(Draws& d, const Shape& in) const override {
     const int rows = static_cast<int>(grid_[0]), cols = static_cast<int>(grid_[1]);
     Layout l;
-    l.heights = almost_equal(in.height, rows);
-    shuffle(l.heights, d);
-    l.widths = almost_equal(in.width, cols);
-    shuffle(l.widths, d);
+    const std::vector<int> ys = shuffled_splits(in.height, rows, d), xs = shuffled_splits(in.width, cols, d);
+    for (int r = 0; r < rows; ++r) l.heights.push_back(ys[r + 1] - ys[r]);
+    for (int c = 0; c < cols; ++c) l.widths.push_back(xs[c + 1] - xs[c]);
     // Cells grouped by size, in the order each size first appears; each group permuted.
     std::vector<std::pair<std::pair<int, int>, std::vector<int>>> groups;
     for (int t = 0; t < rows * cols; ++t) {
@@ -184,7 +172,7 @@ class GridShuffle final : public Stage {
     l.mapping.assign(static_cast<std::size_t>(rows) * cols, 0);
     for (auto& [size, cells] : groups) {
       std::vector<int> to = cells;
-      shuffle(to, d);
+      numpy_shuffle(to, d);
       for (std::size_t k = 0; k < cells.size(); ++k) l.mapping[static_cast<std::size_t>(cells[k])] = to[k];
     }
     return std::make_unique<GridShuffleOp>(in, std::move(l));

@@ -7,6 +7,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "lib/stages/engines/numpy_like.hpp"
 #include "lib/stages/noise/fill_op.hpp"
 
 namespace aug {
@@ -142,16 +143,6 @@ Albumentations 2.x's **GridDropout** (`ratio` 0.5, `random_offset` true, `shift_
                       .make = fill_rects_counterpart},
   };
   return spec;
-}
-
-// Boundaries of n near-equal parts of `side` (the longer first, then shuffled), from 0.
-std::vector<int> shuffled_splits(int side, int n, Draws& d) {
-  std::vector<int> sizes(n, side / n);
-  for (int i = 0; i < side % n; ++i) ++sizes[i];
-  for (int i = n - 1; i > 0; --i) std::swap(sizes[i], sizes[d.integer(0, i)]);
-  std::vector<int> at{0};
-  for (int s : sizes) at.push_back(at.back() + s);
-  return at;
 }
 
 int hole_side(int cell, double ratio) {
